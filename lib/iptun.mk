@@ -1,0 +1,6 @@
+# ovs-iptun: files added to libopenvswitch.  Included from lib/automake.mk
+# by patches/0001-build-*.patch.
+lib_libopenvswitch_la_SOURCES += \
+	lib/netdev-iptun-config.c \
+	lib/netdev-native-iptun.c \
+	lib/netdev-native-iptun.h

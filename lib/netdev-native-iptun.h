@@ -1,0 +1,56 @@
+/*
+ * Copyright (c) 2026 The ovs-iptun authors.
+ *
+ * Licensed under the Apache License, Version 2.0 (the "License");
+ * you may not use this file except in compliance with the License.
+ * You may obtain a copy of the License at:
+ *
+ *     http://www.apache.org/licenses/LICENSE-2.0
+ *
+ * Unless required by applicable law or agreed to in writing, software
+ * distributed under the License is distributed on an "AS IS" BASIS,
+ * WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+ * See the License for the specific language governing permissions and
+ * limitations under the License.
+ */
+
+#ifndef NETDEV_NATIVE_IPTUN_H
+#define NETDEV_NATIVE_IPTUN_H 1
+
+/* Native (userspace datapath) tunnelling for the L3 tunnel types of
+ * ovs-iptun:
+ *
+ *   - "ipip": an inner IPv4 packet directly after an outer IPv4 header with
+ *     protocol 4 (RFC 2003), as Linux's "ipip" device sends it.
+ *
+ * The functions follow the netdev_class build_header / push_header /
+ * pop_header contract of lib/netdev-provider.h.  push and pop depend only on
+ * the header template that build_header produced: the datapath-level netdev
+ * they receive is never configured. */
+
+#include <stdbool.h>
+
+struct dp_packet;
+struct ds;
+struct netdev;
+struct netdev_tnl_build_header_params;
+struct netdev_tunnel_config;
+struct ovs_action_push_tnl;
+struct smap;
+
+int netdev_ipip_build_header(const struct netdev *,
+                             struct ovs_action_push_tnl *,
+                             const struct netdev_tnl_build_header_params *);
+void netdev_ipip_push_header(const struct netdev *, struct dp_packet *,
+                             const struct ovs_action_push_tnl *);
+struct dp_packet *netdev_ipip_pop_header(struct dp_packet *);
+
+/* Port configuration checks for the ovs-iptun types, called from
+ * set_tunnel_config() in netdev-vport.c. */
+bool netdev_iptun_is_iptun_type(const char *type);
+int netdev_iptun_check_config(const char *name, const char *type,
+                              const struct smap *args,
+                              const struct netdev_tunnel_config *,
+                              struct ds *errors);
+
+#endif /* netdev-native-iptun.h */

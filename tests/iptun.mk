@@ -1,0 +1,7 @@
+# ovs-iptun autotest files.  Included from tests/automake.mk by
+# patches/0001-build-*.patch.
+TESTSUITE_AT += \
+	tests/iptun.at \
+	tests/iptun-ipip.at
+SYSTEM_USERSPACE_TESTSUITE_AT += \
+	tests/system-iptun.at
