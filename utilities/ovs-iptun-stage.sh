@@ -8,7 +8,7 @@
 #                     it as commit "pristine" in the stage's git dir
 #   apply PATCH...    make the staged tree pristine + PATCH..., rewriting only
 #                     files whose content changes
-#   links             link the project's own files (lib/, ofproto/, tests/)
+#   links             link the project's own files (lib/, ofproto/, tests/, utilities/)
 #                     into the staged tree
 #   configure ARG...  boot.sh + configure the staged tree in $OVS_DIR/build
 #   export DIR        write the staged commits (and edits) back to DIR/*.patch
@@ -60,7 +60,7 @@ __pycache__/'
 
 overlay_files () {
     cd "$PROJECT"
-    for d in lib ofproto tests; do
+    for d in lib ofproto tests utilities; do
         test -d $d || continue
         find $d -type f ! -name '*~' ! -name '*.pyc' ! -path '*/__pycache__/*'
     done

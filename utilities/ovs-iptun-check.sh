@@ -1,0 +1,110 @@
+#! /bin/sh
+# ovs-iptun-check.sh: run the ovs-iptun test tiers and print a summary.
+#
+# Called by "make check" with OVS_SRCDIR, OVS_BUILDDIR and MAKE set.
+#
+# Tiers (all by default; give names to choose):
+#   unit     the project's unit tests (keyword "iptun") and upstream's
+#            tunnel regressions (tunnel.at, tunnel-push-pop.at,
+#            tunnel-push-pop-ipv6.at, odp.at), dummy datapath, no root
+#   system   the project's host system tests (userspace datapath, network
+#            namespaces and veth; needs root, skipped otherwise)
+#
+# TESTSUITEFLAGS (e.g. "-j2" or "-k ipip") is passed to every testsuite
+# run; default "-j2".  The last line is "N passed, N failed, N skipped",
+# counted from the testsuites' own per-test results.
+
+set -u
+: "${OVS_SRCDIR:?}" "${OVS_BUILDDIR:?}"
+MAKE=${MAKE:-make}
+FLAGS=${TESTSUITEFLAGS:--j2}
+tiers=${*:-unit system}
+
+# Upstream test files whose every test must keep passing.
+UPSTREAM_FILES="tunnel.at tunnel-push-pop.at tunnel-push-pop-ipv6.at odp.at"
+
+log_dir=$OVS_BUILDDIR/iptun-check
+rm -rf "$log_dir"
+mkdir -p "$log_dir"
+
+# Prints the numbers of the tests of testsuite listing $1 (the output of
+# "testsuite --list") that come from the files in $2 or have keyword iptun.
+select_tests () {
+    awk -v files="$2" '
+        BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) want[f[i]] = 1 }
+        /^ *[0-9]+: / {
+            num = $1; sub(":", "", num)
+            loc = $2; sub(":.*", "", loc)
+            if (loc in want) { print num }
+            last = num; lastloc = loc
+            next
+        }
+        # keyword lines follow their test
+        /^      / && / iptun( |$)/ && !(lastloc in want) { print last }
+    ' "$1" | sort -n | uniq | tr '\n' ' '
+}
+
+# Runs "make $1 TESTSUITEFLAGS=..." with the given test selection and keeps
+# the per-test result lines.
+run_suite () {
+    target=$1 name=$2
+    shift 2
+    echo "=== $name: make $target TESTSUITEFLAGS='$FLAGS $*'"
+    $MAKE -C "$OVS_BUILDDIR" "$target" TESTSUITEFLAGS="$FLAGS $*" \
+        > "$log_dir/$name.log" 2>&1
+    status=$?
+    grep -E '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
+        "$log_dir/$name.log" > "$log_dir/$name.results"
+    cat "$log_dir/$name.results"
+    if test $status -ne 0 \
+       && ! grep -q 'FAILED' "$log_dir/$name.results"; then
+        # The suite failed without a test failing: a build or harness error.
+        tail -30 "$log_dir/$name.log"
+        echo "$name: FAILED (make $target exited with $status)" \
+            >> "$log_dir/$name.results"
+    fi
+}
+
+for tier in $tiers; do
+    case $tier in
+    unit)
+        # "--list" also builds the test programs and regenerates the suite.
+        $MAKE -C "$OVS_BUILDDIR" check TESTSUITEFLAGS=--list \
+            > "$log_dir/unit.list" 2>&1 || {
+            cat "$log_dir/unit.list"; echo "unit: cannot list tests"; exit 1; }
+        tests=$(select_tests "$log_dir/unit.list" "$UPSTREAM_FILES")
+        case " $FLAGS " in
+        *" -k "*) tests= ;;   # the caller chose the tests
+        esac
+        run_suite check unit $tests
+        ;;
+    system)
+        if test "$(id -u)" != 0; then
+            echo "=== system: skipped (needs root)"
+            echo "system: skipped (needs root)" > "$log_dir/system.results"
+            continue
+        fi
+        case " $FLAGS " in
+        *" -k "*) run_suite check-system-userspace system ;;
+        *) run_suite check-system-userspace system -k iptun ;;
+        esac
+        ;;
+    *)
+        echo "$0: unknown tier '$tier'" >&2
+        exit 1
+        ;;
+    esac
+done
+
+cat "$log_dir"/*.results > "$log_dir/all.results"
+passed=$(grep -cE ' (ok|expected failure)$' "$log_dir/all.results")
+failed=$(grep -c 'FAILED' "$log_dir/all.results")
+skipped=$(grep -c 'skipped' "$log_dir/all.results")
+echo
+if test "$failed" -gt 0; then
+    echo "Failed tests:"
+    grep 'FAILED' "$log_dir/all.results"
+    echo "Logs: $OVS_BUILDDIR/tests/*testsuite.dir/ and $log_dir/"
+fi
+echo "$passed passed, $failed failed, $skipped skipped"
+test "$failed" -eq 0

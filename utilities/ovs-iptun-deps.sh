@@ -1,0 +1,38 @@
+#! /bin/sh
+# ovs-iptun-deps.sh: install the Debian 12 packages that ovs-iptun needs to
+# build, to run its demo and to run its tests.  Runs apt-get (update, then
+# install) only when something is missing.  Needs root for that.
+
+set -e
+
+PACKAGES="
+    openvswitch-source
+    git autoconf automake libtool pkg-config gcc make ccache
+    libssl-dev libcap-ng-dev
+    python3 python3-netaddr python3-pytest python3-scapy
+    python3-sortedcontainers
+    iproute2 iputils-ping procps tcpdump
+"
+
+missing=
+for p in $PACKAGES; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null \
+            | grep -q 'install ok installed'; then
+        missing="$missing $p"
+    fi
+done
+
+if test -z "$missing"; then
+    echo "ovs-iptun-deps: all packages are installed"
+    exit 0
+fi
+
+echo "ovs-iptun-deps: installing$missing"
+if test "$(id -u)" != 0; then
+    SUDO=sudo
+else
+    SUDO=
+fi
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
