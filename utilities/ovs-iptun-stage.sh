@@ -56,6 +56,7 @@ Makefile.in
 /tests/testsuite.dir/
 /tests/testsuite.log
 *.pyc
+*~
 __pycache__/'
 
 overlay_files () {
