@@ -91,6 +91,14 @@ unpack)
 
 apply)
     shift
+    # git am runs in another directory: make the patch names absolute.
+    for p; do
+        case $p in
+        /*) set -- "$@" "$p" ;;
+        *) set -- "$@" "$PWD/$p" ;;
+        esac
+        shift
+    done
     if ! sgit diff --quiet HEAD; then
         echo "$0: the staged tree has edits that are not in patches/:" >&2
         sgit diff --stat HEAD >&2
@@ -109,7 +117,7 @@ apply)
         if ! (cd "$tmp" && $GIT $ID am -q --keep-cr "$@"); then
             echo "$0: a patch in patches/ does not apply to the pristine" \
                  "source; see above" >&2
-            (cd "$tmp" && $GIT am --abort) || true
+            (cd "$tmp" && $GIT am --abort) 2>/dev/null || true
             exit 1
         fi
     fi
