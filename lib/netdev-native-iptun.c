@@ -19,12 +19,15 @@
 #include "netdev-native-iptun.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 
 #include "coverage.h"
+#include "csum.h"
 #include "dp-packet.h"
 #include "netdev.h"
 #include "netdev-native-tnl.h"
+#include "netdev-vport-private.h"
 #include "odp-netlink.h"
 #include "packets.h"
 #include "openvswitch/vlog.h"
@@ -36,31 +39,114 @@ static struct vlog_rate_limit err_rl = VLOG_RATE_LIMIT_INIT(60, 5);
 COVERAGE_DEFINE(ipip_build_non_ipv4);
 COVERAGE_DEFINE(ipip_pop_bad_outer);
 COVERAGE_DEFINE(ipip_pop_bad_inner);
+COVERAGE_DEFINE(fou_build_non_ipv4);
+COVERAGE_DEFINE(fou_pop_bad_outer);
+COVERAGE_DEFINE(fou_pop_bad_udp_len);
+COVERAGE_DEFINE(fou_pop_bad_udp_csum);
+COVERAGE_DEFINE(fou_pop_bad_inner);
+
+/* Both tunnel types carry IPv4 only, over IPv4 only.  Returns true if the
+ * packet described by 'params' can be encapsulated; otherwise logs (rate
+ * limited) why not and returns false.  An Ethernet frame (ptap port), ARP or
+ * IPv6 handed to the port is refused here, so the translation outputs
+ * nothing. */
+static bool
+iptun_can_encapsulate(const struct netdev *netdev, const char *type,
+                      const struct netdev_tnl_build_header_params *params)
+{
+    if (params->flow->packet_type != htonl(PT_IPV4)) {
+        VLOG_WARN_RL(&err_rl, "%s: %s tunnels carry IPv4 only, dropping "
+                     "packet of type (%"PRIu16",%#"PRIx16")",
+                     netdev_get_name(netdev), type,
+                     pt_ns(params->flow->packet_type),
+                     pt_ns_type(params->flow->packet_type));
+        return false;
+    }
+    if (params->is_ipv6) {
+        VLOG_WARN_RL(&err_rl, "%s: %s tunnels need an IPv4 underlay, "
+                     "dropping packet to an IPv6 tunnel endpoint",
+                     netdev_get_name(netdev), type);
+        return false;
+    }
+    return true;
+}
+
+/* Checks the outer IPv4 header of received 'packet', records its addresses,
+ * TOS and TTL in the packet's tunnel metadata, trims whatever follows the
+ * outer datagram (Ethernet padding) and returns the outer header's payload,
+ * with its length in '*l4_len' and the length of the Ethernet and IPv4
+ * headers in '*hlen'.  Returns NULL if the outer header is not a plain IPv4
+ * header (IPv6, options, bad checksum, truncated). */
+static void *
+iptun_pop_outer(struct dp_packet *packet, const char *type,
+                unsigned int *hlen, unsigned int *l4_len)
+{
+    const struct ip_header *outer = dp_packet_l3(packet);
+    void *l4;
+
+    pkt_metadata_init_tnl(&packet->md);
+
+    if (!outer || IP_VER(outer->ip_ihl_ver) != 4) {
+        /* tnl-ports also hands us IPv6 packets sent to our IPv6 addresses
+         * (next header 4 for ipip, UDP for fou). */
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
+                     "not IPv4", type);
+        return NULL;
+    }
+
+    l4 = netdev_tnl_ip_extract_tnl_md(packet, &packet->md.tunnel, hlen);
+    if (l4) {
+        uint16_t tot_len = ntohs(outer->ip_tot_len);
+
+        if (tot_len < IP_HEADER_LEN) {
+            VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv4 "
+                         "length %"PRIu16, type, tot_len);
+            return NULL;
+        }
+        *l4_len = tot_len - IP_HEADER_LEN;
+        dp_packet_set_size(packet, packet->l3_ofs + tot_len);
+    }
+    return l4;
+}
+
+/* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
+ * Returns false if that is not an IPv4 packet. */
+static bool
+iptun_pop_inner(struct dp_packet *packet, const char *type,
+                unsigned int hlen, unsigned int len)
+{
+    const struct ip_header *inner;
+
+    if (len < IP_HEADER_LEN) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
+                     "IPv4 header (%u bytes)", type, len);
+        return false;
+    }
+    inner = ALIGNED_CAST(const struct ip_header *,
+                         (const char *) dp_packet_data(packet) + hlen);
+    if (IP_VER(inner->ip_ihl_ver) != 4) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner header is "
+                     "IP version %d, not 4", type, IP_VER(inner->ip_ihl_ver));
+        return false;
+    }
+
+    packet->packet_type = htonl(PT_IPV4);
+    dp_packet_reset_packet(packet, hlen);
+    dp_packet_set_size(packet, len);
+    return true;
+}
+
+/* ipip: IPv4 protocol 4, the inner packet right after the outer header. */
 
 /* Builds, once per megaflow, the Ethernet + IPv4 (protocol 4) header that
- * netdev_ipip_push_header() puts in front of every packet.
- *
- * ipip carries IPv4 only: an Ethernet frame (ptap port), ARP or IPv6 handed to
- * an ipip port is refused here, so the translation outputs nothing. */
+ * netdev_ipip_push_header() puts in front of every packet. */
 int
 netdev_ipip_build_header(const struct netdev *netdev,
                          struct ovs_action_push_tnl *data,
                          const struct netdev_tnl_build_header_params *params)
 {
-    if (params->flow->packet_type != htonl(PT_IPV4)) {
+    if (!iptun_can_encapsulate(netdev, "ipip", params)) {
         COVERAGE_INC(ipip_build_non_ipv4);
-        VLOG_WARN_RL(&err_rl, "%s: ipip tunnels carry IPv4 only, dropping "
-                     "packet of type (%"PRIu16",%#"PRIx16")",
-                     netdev_get_name(netdev),
-                     pt_ns(params->flow->packet_type),
-                     pt_ns_type(params->flow->packet_type));
-        return EINVAL;
-    }
-    if (params->is_ipv6) {
-        COVERAGE_INC(ipip_build_non_ipv4);
-        VLOG_WARN_RL(&err_rl, "%s: ipip tunnels need an IPv4 underlay, "
-                     "dropping packet to an IPv6 tunnel endpoint",
-                     netdev_get_name(netdev));
         return EINVAL;
     }
 
@@ -83,53 +169,124 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 /* Removes the Ethernet and outer IPv4 headers of 'packet', records the outer
  * addresses, TOS and TTL in its tunnel metadata and marks it as an IPv4
  * packet.  Frees 'packet' and returns NULL if the outer header is not a
- * plain IPv4 header (IPv6, options, bad checksum, truncated) or if what
- * follows it is not an IPv4 header. */
+ * plain IPv4 header or if what follows it is not an IPv4 header. */
 struct dp_packet *
 netdev_ipip_pop_header(struct dp_packet *packet)
 {
-    struct pkt_metadata *md = &packet->md;
-    const struct ip_header *outer = dp_packet_l3(packet);
-    const struct ip_header *inner;
-    unsigned int hlen;
-    uint16_t tot_len;
+    unsigned int hlen, len;
 
-    pkt_metadata_init_tnl(md);
-
-    if (!outer || IP_VER(outer->ip_ihl_ver) != 4) {
-        /* tnl-ports also hands us IPv6 packets with next header 4 (4in6)
-         * sent to our IPv6 addresses. */
-        COVERAGE_INC(ipip_pop_bad_outer);
-        VLOG_WARN_RL(&err_rl, "ipip: dropping packet whose outer header is "
-                     "not IPv4");
-        goto drop;
-    }
-
-    inner = netdev_tnl_ip_extract_tnl_md(packet, &md->tunnel, &hlen);
-    if (!inner) {
+    if (!iptun_pop_outer(packet, "ipip", &hlen, &len)) {
         COVERAGE_INC(ipip_pop_bad_outer);
         goto drop;
     }
-
-    /* Trim Ethernet padding (or anything else) after the outer datagram. */
-    tot_len = ntohs(outer->ip_tot_len);
-    if (tot_len < 2 * IP_HEADER_LEN) {
+    if (!iptun_pop_inner(packet, "ipip", hlen, len)) {
         COVERAGE_INC(ipip_pop_bad_inner);
-        VLOG_WARN_RL(&err_rl, "ipip: dropping packet with a truncated inner "
-                     "IPv4 header (outer length %"PRIu16")", tot_len);
         goto drop;
     }
-    dp_packet_set_size(packet, packet->l3_ofs + tot_len);
+    return packet;
 
-    if (IP_VER(inner->ip_ihl_ver) != 4) {
-        COVERAGE_INC(ipip_pop_bad_inner);
-        VLOG_WARN_RL(&err_rl, "ipip: dropping packet whose inner header is "
-                     "IP version %d, not 4", IP_VER(inner->ip_ihl_ver));
+drop:
+    dp_packet_delete(packet);
+    return NULL;
+}
+
+/* fou: IPv4 protocol 17, a UDP header to the port's dst_port, then the inner
+ * packet (Linux's "ip fou add port N ipproto 4"). */
+
+/* Builds the Ethernet + IPv4 + UDP header template.  The UDP source port
+ * (the inner flow's hash), length and checksum are filled in per packet by
+ * netdev_tnl_push_udp_header(), which computes the checksum only if the
+ * template's is nonzero, that is, if the port has options:csum=true. */
+int
+netdev_fou_build_header(const struct netdev *netdev,
+                        struct ovs_action_push_tnl *data,
+                        const struct netdev_tnl_build_header_params *params)
+{
+    struct netdev_vport *dev = netdev_vport_cast(netdev);
+    struct udp_header *udp;
+
+    if (!iptun_can_encapsulate(netdev, "fou", params)) {
+        COVERAGE_INC(fou_build_non_ipv4);
+        return EINVAL;
+    }
+
+    udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP);
+    ovs_mutex_lock(&dev->mutex);
+    udp->udp_dst = dev->tnl_cfg.dst_port;
+    ovs_mutex_unlock(&dev->mutex);
+    if (params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
+        /* Any nonzero value asks for the checksum; 0xffff does not change
+         * the sum it is added to. */
+        udp->udp_csum = htons(0xffff);
+    }
+    data->header_len += sizeof *udp;
+    data->tnl_type = OVS_VPORT_TYPE_FOU;
+    return 0;
+}
+
+/* Returns true if the UDP checksum of 'udp' ('len' bytes, behind IPv4
+ * header 'ip') is correct. */
+static bool
+fou_udp_csum_ok(const struct ip_header *ip, const struct udp_header *udp,
+                unsigned int len)
+{
+    uint32_t partial = 0;
+
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
+    partial = csum_add16(partial, htons(IPPROTO_UDP));
+    partial = csum_add16(partial, htons(len));
+    return !csum_finish(csum_continue(partial, udp, len));
+}
+
+/* Removes the Ethernet, outer IPv4 and UDP headers of 'packet', records the
+ * outer addresses, TOS, TTL and UDP ports (and whether it had a checksum) in
+ * its tunnel metadata and marks it as an IPv4 packet.  Frees 'packet' and
+ * returns NULL if the outer headers are not valid: UDP length larger than
+ * the IPv4 payload or smaller than the UDP header, a nonzero UDP checksum
+ * that is wrong (a zero checksum means none), or an inner header that is not
+ * IPv4. */
+struct dp_packet *
+netdev_fou_pop_header(struct dp_packet *packet)
+{
+    struct flow_tnl *tnl = &packet->md.tunnel;
+    const struct udp_header *udp;
+    unsigned int hlen, l4_len, udp_len;
+
+    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len);
+    if (!udp) {
+        COVERAGE_INC(fou_pop_bad_outer);
         goto drop;
     }
 
-    packet->packet_type = htonl(PT_IPV4);
-    dp_packet_reset_packet(packet, hlen);
+    /* As Linux's udp_rcv(): a UDP length beyond the IPv4 payload is an
+     * error, a shorter one trims the payload. */
+    udp_len = l4_len >= UDP_HEADER_LEN ? ntohs(udp->udp_len) : 0;
+    if (udp_len < UDP_HEADER_LEN || udp_len > l4_len) {
+        COVERAGE_INC(fou_pop_bad_udp_len);
+        VLOG_WARN_RL(&err_rl, "fou: dropping packet with UDP length %u in "
+                     "an IPv4 payload of %u bytes", udp_len, l4_len);
+        goto drop;
+    }
+
+    if (udp->udp_csum) {
+        if (!dp_packet_l4_checksum_valid(packet)
+            && !fou_udp_csum_ok(dp_packet_l3(packet), udp, udp_len)) {
+            COVERAGE_INC(fou_pop_bad_udp_csum);
+            VLOG_WARN_RL(&err_rl, "fou: dropping packet with a bad UDP "
+                         "checksum");
+            goto drop;
+        }
+        tnl->flags |= FLOW_TNL_F_CSUM;
+    }
+    tnl->tp_src = udp->udp_src;
+    tnl->tp_dst = udp->udp_dst;
+
+    if (!iptun_pop_inner(packet, "fou", hlen + UDP_HEADER_LEN,
+                         udp_len - UDP_HEADER_LEN)) {
+        COVERAGE_INC(fou_pop_bad_inner);
+        goto drop;
+    }
     return packet;
 
 drop:

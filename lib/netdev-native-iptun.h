@@ -23,6 +23,11 @@
  *   - "ipip": an inner IPv4 packet directly after an outer IPv4 header with
  *     protocol 4 (RFC 2003), as Linux's "ipip" device sends it.
  *
+ *   - "fou": foo-over-UDP, an inner IPv4 packet directly after an outer IPv4
+ *     and UDP header, as Linux's "ip fou add port N ipproto 4" receives and
+ *     an "ipip ... encap fou" device sends it.  The UDP source port carries
+ *     the inner flow's hash; the UDP checksum is optional.
+ *
  * The functions follow the netdev_class build_header / push_header /
  * pop_header contract of lib/netdev-provider.h.  push and pop depend only on
  * the header template that build_header produced: the datapath-level netdev
@@ -45,10 +50,17 @@ void netdev_ipip_push_header(const struct netdev *, struct dp_packet *,
                              const struct ovs_action_push_tnl *);
 struct dp_packet *netdev_ipip_pop_header(struct dp_packet *);
 
-/* Port configuration checks for the ovs-iptun types, called from
- * set_tunnel_config() in netdev-vport.c. */
+int netdev_fou_build_header(const struct netdev *,
+                            struct ovs_action_push_tnl *,
+                            const struct netdev_tnl_build_header_params *);
+struct dp_packet *netdev_fou_pop_header(struct dp_packet *);
+/* fou's push_header is netdev_tnl_push_udp_header(). */
+
+/* Port configuration checks, called from set_tunnel_config() in
+ * netdev-vport.c: the ovs-iptun types' own options, and UDP port clashes
+ * between fou and the other UDP tunnel types. */
 bool netdev_iptun_is_iptun_type(const char *type);
-int netdev_iptun_check_config(const char *name, const char *type,
+int netdev_iptun_check_config(const struct netdev *,
                               const struct smap *args,
                               const struct netdev_tunnel_config *,
                               struct ds *errors);

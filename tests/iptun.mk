@@ -2,6 +2,11 @@
 # patches/0001-build-*.patch.
 TESTSUITE_AT += \
 	tests/iptun.at \
-	tests/iptun-ipip.at
+	tests/iptun-macros.at \
+	tests/iptun-ipip.at \
+	tests/iptun-fou.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at
+EXTRA_DIST += \
+	tests/iptun-tcp-transfer.py \
+	tests/iptun-udp-csum.py
