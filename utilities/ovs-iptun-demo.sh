@@ -1,11 +1,11 @@
 #! /bin/bash
-# ovs-iptun-demo.sh: two Open vSwitch hosts joined by an ipip tunnel.
+# ovs-iptun-demo.sh: two Open vSwitch hosts joined by an ipip or fou tunnel.
 #
 # Each "host" is a network namespace running its own ovsdb-server and
 # ovs-vswitchd with the userspace (netdev) datapath.  A veth pair is the
 # underlay (192.0.2.1/24 <-> 192.0.2.2/24 on each host's br-ul); the
 # overlay (10.10.0.1/24 <-> 10.10.0.2/24 on br-ov) crosses it in an OVS
-# "ipip" port.  No kernel ipip module is needed.
+# "ipip" (or "fou") port.  No kernel ipip or fou module is needed.
 #
 # usage: ovs-iptun-demo.sh [demo|up|ping|flows HOST|down]
 #   demo        up, ping across the overlay, show the datapath flows, down
@@ -19,7 +19,7 @@
 # IPTUN_DEMO_PREFIX (names of namespaces and state, default "iptun"),
 # IPTUN_DEMO_DIR (state directory, default /tmp/$IPTUN_DEMO_PREFIX-demo),
 # IPTUN_TYPE (tunnel type, default "ipip"), IPTUN_OPTIONS (extra tunnel
-# options for ovs-vsctl).
+# options for ovs-vsctl, e.g. "options:dst_port=5555" for fou).
 
 set -e
 P=${IPTUN_DEMO_PREFIX:-iptun}
