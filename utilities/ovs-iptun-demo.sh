@@ -1,31 +1,42 @@
 #! /bin/bash
-# ovs-iptun-demo.sh: two Open vSwitch hosts joined by an ipip or fou tunnel.
+# ovs-iptun-demo.sh: Open vSwitch hosts joined by ipip or fou tunnels.
 #
-# Each "host" is a network namespace running its own ovsdb-server and
-# ovs-vswitchd with the userspace (netdev) datapath.  A veth pair is the
-# underlay (192.0.2.1/24 <-> 192.0.2.2/24 on each host's br-ul); the
-# overlay (10.10.0.1/24 <-> 10.10.0.2/24 on br-ov) crosses it in an OVS
-# "ipip" (or "fou") port.  No kernel ipip or fou module is needed.
+# Each "host" is a network namespace.  Host a runs its own ovsdb-server and
+# ovs-vswitchd with the userspace (netdev) datapath; each peer (b, and c...
+# with IPTUN_PEERS) is another such OVS host or, with IPTUN_PEER=linux, a
+# Linux kernel ipip (or ipip-over-fou) device.  Veth pairs from host a's
+# underlay bridge br-ul to each peer are the underlay (192.0.2.1 for a,
+# 192.0.2.2 for b, ...); the overlay (10.10.0.1 for a, 10.10.0.2 for b, ...)
+# crosses it in an OVS "ipip" (or "fou") port, tun0.  With one peer, host
+# a's tun0 has a fixed remote_ip; with several, remote_ip=flow and OpenFlow
+# chooses the peer with set_field:...->tun_dst.  The default (two OVS hosts)
+# needs no kernel ipip or fou module.
 #
 # usage: ovs-iptun-demo.sh [demo|up|ping|flows HOST|down]
 #   demo        up, ping across the overlay, show the datapath flows, down
-#   up          build the two hosts
-#   ping        ping host b's overlay address from host a (and back)
-#   flows HOST  datapath flows of host a or b
+#   up          build the hosts
+#   ping        ping every peer's overlay address from host a, and back
+#   flows HOST  datapath flows of an OVS host (a, b, ...)
 #   down        stop the daemons and delete the namespaces
 #
 # Environment: OVS_BUILDDIR (use the binaries of an Open vSwitch build tree,
 # otherwise those on PATH), OVS_SRCDIR (for the database schema),
 # IPTUN_DEMO_PREFIX (names of namespaces and state, default "iptun"),
 # IPTUN_DEMO_DIR (state directory, default /tmp/$IPTUN_DEMO_PREFIX-demo),
-# IPTUN_TYPE (tunnel type, default "ipip"), IPTUN_OPTIONS (extra tunnel
-# options for ovs-vsctl, e.g. "options:dst_port=5555" for fou).
+# IPTUN_TYPE (tunnel type, default "ipip"), IPTUN_OPTIONS (extra OVS tunnel
+# options, e.g. "options:dst_port=5555" for fou), IPTUN_PEERS (peer hosts,
+# default "b"), IPTUN_PEER ("ovs", the default, or "linux"),
+# IPTUN_LINUX_OPTIONS (extra "ip link add ... type ipip" options of a Linux
+# peer, e.g. "encap fou encap-sport auto encap-dport 5555 encap-csum"),
+# IPTUN_LINUX_FOU_PORT (a Linux peer's "ip fou add port" receive port).
 
 set -e
 P=${IPTUN_DEMO_PREFIX:-iptun}
 DIR=${IPTUN_DEMO_DIR:-/tmp/$P-demo}
 TYPE=${IPTUN_TYPE:-ipip}
 OPTIONS=${IPTUN_OPTIONS:-}
+PEERS=${IPTUN_PEERS:-b}
+PEER_KIND=${IPTUN_PEER:-ovs}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$OVS_BUILDDIR/vswitchd:$OVS_BUILDDIR/ovsdb:$OVS_BUILDDIR/utilities:$PATH
@@ -34,9 +45,11 @@ else
     SCHEMA=${OVS_SCHEMA:-/usr/local/share/openvswitch/vswitch.ovsschema}
 fi
 
-underlay_ip () { case $1 in a) echo 192.0.2.1 ;; b) echo 192.0.2.2 ;; esac; }
-overlay_ip () { case $1 in a) echo 10.10.0.1 ;; b) echo 10.10.0.2 ;; esac; }
-peer () { case $1 in a) echo b ;; b) echo a ;; esac; }
+# Host a is number 1, b 2, c 3...
+host_num () { printf '%d' "'$1"; }
+underlay_ip () { echo "192.0.2.$(( $(host_num "$1") - 96 ))"; }
+overlay_ip () { echo "10.10.0.$(( $(host_num "$1") - 96 ))"; }
+is_ovs () { test "$1" = a || test "$PEER_KIND" = ovs; }
 
 # on HOST CMD...: runs an OVS utility against HOST's daemons.
 on () {
@@ -48,7 +61,7 @@ on () {
 vsctl () { local h=$1; shift; on "$h" ovs-vsctl --db="unix:$DIR/$h/db.sock" "$@"; }
 nsexec () { local h=$1; shift; ip netns exec "$P-$h" "$@"; }
 
-start_host () {
+start_ovs () {
     local h=$1 d=$DIR/$1
     mkdir -p "$d"
     ovsdb-tool create "$d/conf.db" "$SCHEMA"
@@ -62,13 +75,17 @@ start_host () {
         --detach --no-chdir
 }
 
-setup_host () {
-    local h=$1 remote mac
-    remote=$(underlay_ip "$(peer "$h")")
+# setup_ovs HOST REMOTE UNDERLAY-PORT...: OVS host HOST, tunnel to REMOTE
+# (an underlay address or "flow").
+setup_ovs () {
+    local h=$1 remote=$2 mac p
+    shift 2
 
-    # Underlay bridge: the veth end and the host's underlay address.
-    vsctl "$h" add-br br-ul -- set bridge br-ul datapath_type=netdev \
-        -- add-port br-ul "ul-$h"
+    # Underlay bridge: the veth ends and the host's underlay address.
+    vsctl "$h" add-br br-ul -- set bridge br-ul datapath_type=netdev
+    for p; do
+        vsctl "$h" add-port br-ul "$p"
+    done
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev br-ul
     nsexec "$h" ip link set br-ul up
 
@@ -79,66 +96,123 @@ setup_host () {
            options:remote_ip="$remote" ofport_request=1 $OPTIONS
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev br-ov
     nsexec "$h" ip link set br-ov mtu 1400 up
-    # An L3 tunnel carries no Ethernet header and no ARP: the peer's
-    # overlay address gets a static neighbour entry, and decapsulated
-    # packets get br-ov's MAC as destination.
-    nsexec "$h" ip neigh replace "$(overlay_ip "$(peer "$h")")" \
-        lladdr 02:00:00:00:00:01 dev br-ov
     mac=$(nsexec "$h" cat /sys/class/net/br-ov/address)
     on "$h" ovs-ofctl del-flows br-ov
-    on "$h" ovs-ofctl add-flow br-ov "in_port=LOCAL,ip,actions=output:tun0"
     on "$h" ovs-ofctl add-flow br-ov \
         "in_port=tun0,ip,actions=mod_dl_dst:$mac,LOCAL"
 }
 
+# route_ovs HOST PEER: HOST's overlay traffic for PEER goes into tun0 (to
+# PEER's underlay address if tun0's remote_ip is "flow").  An L3 tunnel
+# carries no Ethernet header and no ARP: the peer's overlay address gets a
+# static neighbour entry, and decapsulated packets get br-ov's MAC.
+route_ovs () {
+    local h=$1 peer=$2 actions=output:tun0
+    if test "$3" = flow; then
+        actions="set_field:$(underlay_ip "$peer")->tun_dst,output:tun0"
+    fi
+    nsexec "$h" ip neigh replace "$(overlay_ip "$peer")" \
+        lladdr 02:00:00:00:00:01 dev br-ov
+    on "$h" ovs-ofctl add-flow br-ov \
+        "in_port=LOCAL,ip,nw_dst=$(overlay_ip "$peer"),actions=$actions"
+}
+
+# setup_linux HOST: a Linux ipip device to host a, over fou if
+# IPTUN_LINUX_FOU_PORT is set.
+setup_linux () {
+    local h=$1
+    nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev to-a
+    if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
+        nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" ipproto 4
+    fi
+    # shellcheck disable=SC2086
+    nsexec "$h" ip link add tun0 type ipip local "$(underlay_ip "$h")" \
+        remote "$(underlay_ip a)" ttl 64 ${IPTUN_LINUX_OPTIONS:-}
+    nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev tun0
+    nsexec "$h" ip link set tun0 mtu 1400 up
+}
+
 cmd_up () {
+    local h n_peers remote
     cmd_down >/dev/null 2>&1 || true
     mkdir -p "$DIR"
-    for h in a b; do
+    for h in a $PEERS; do
         ip netns add "$P-$h"
         # IPv4 only: keeps IPv6 autoconfiguration noise out of the flows.
         nsexec "$h" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
             net.ipv6.conf.default.disable_ipv6=1
-    done
-    ip link add "ul-a" netns "$P-a" type veth peer name "ul-b" netns "$P-b"
-    for h in a b; do
         nsexec "$h" ip link set lo up
-        nsexec "$h" ip link set "ul-$h" up
-        start_host "$h"
-        setup_host "$h"
     done
-    echo "hosts $P-a and $P-b are up:"
-    for h in a b; do
-        echo "  $P-$h: underlay $(underlay_ip $h) on br-ul," \
-             "overlay $(overlay_ip $h) on br-ov, $TYPE port tun0" \
-             "to $(underlay_ip "$(peer $h)")"
+    for h in $PEERS; do
+        ip link add "to-$h" netns "$P-a" type veth peer name to-a \
+            netns "$P-$h"
+        nsexec a ip link set "to-$h" up
+        nsexec "$h" ip link set to-a up
     done
+
+    n_peers=$(echo $PEERS | wc -w)
+    remote=flow
+    test "$n_peers" = 1 && remote=$(underlay_ip "$PEERS")
+    start_ovs a
+    # shellcheck disable=SC2046
+    setup_ovs a "$remote" $(for h in $PEERS; do echo "to-$h"; done)
+    for h in $PEERS; do
+        route_ovs a "$h" "$remote"
+        if is_ovs "$h"; then
+            start_ovs "$h"
+            setup_ovs "$h" "$(underlay_ip a)" to-a
+            route_ovs "$h" a
+        else
+            setup_linux "$h"
+        fi
+    done
+
+    echo "hosts are up:"
+    echo "  $P-a: OVS, underlay $(underlay_ip a) on br-ul, overlay" \
+         "$(overlay_ip a) on br-ov, $TYPE port tun0 to $remote"
+    for h in $PEERS; do
+        if is_ovs "$h"; then
+            echo "  $P-$h: OVS, underlay $(underlay_ip "$h") on br-ul," \
+                 "overlay $(overlay_ip "$h") on br-ov, $TYPE port tun0 to" \
+                 "$(underlay_ip a)"
+        else
+            echo "  $P-$h: Linux, underlay $(underlay_ip "$h") on to-a," \
+                 "overlay $(overlay_ip "$h") on ipip device tun0 to" \
+                 "$(underlay_ip a)"
+        fi
+    done
+}
+
+# ping_one FROM TO: pings TO's overlay address from FROM.
+ping_one () {
+    local from=$1 to=$2
+    # The first packets wait for the underlay neighbour to resolve.
+    if nsexec "$from" ping -c 3 -i 0.3 -W 2 "$(overlay_ip "$to")" \
+           >/dev/null 2>&1 \
+       || nsexec "$from" ping -c 3 -i 0.3 -W 2 "$(overlay_ip "$to")"; then
+        echo "ping $P-$from -> $(overlay_ip "$to") over $TYPE: ok"
+    else
+        echo "ping $P-$from -> $(overlay_ip "$to") over $TYPE: FAILED"
+        return 1
+    fi
 }
 
 cmd_ping () {
-    local ok=1 h
-    for h in a b; do
-        # The first packets wait for the underlay neighbour to resolve.
-        if nsexec "$h" ping -c 3 -i 0.3 -W 2 "$(overlay_ip "$(peer "$h")")" \
-               >/dev/null 2>&1 \
-           || nsexec "$h" ping -c 3 -i 0.3 -W 2 \
-                  "$(overlay_ip "$(peer "$h")")"; then
-            echo "ping $P-$h -> $(overlay_ip "$(peer "$h")") over $TYPE: ok"
-        else
-            echo "ping $P-$h -> $(overlay_ip "$(peer "$h")") over $TYPE: FAILED"
-            ok=0
-        fi
+    local ok=0 h
+    for h in $PEERS; do
+        ping_one a "$h" || ok=1
+        ping_one "$h" a || ok=1
     done
-    test $ok = 1
+    return $ok
 }
 
 cmd_flows () {
-    on "${1:?flows needs a host, a or b}" ovs-appctl dpctl/dump-flows
+    on "${1:?flows needs an OVS host: a, b, ...}" ovs-appctl dpctl/dump-flows
 }
 
 cmd_down () {
-    local h pid
-    for h in a b; do
+    local h pid d
+    for h in a b c d e f; do
         for d in ovs-vswitchd ovsdb-server; do
             if test -f "$DIR/$h/$d.pid"; then
                 pid=$(cat "$DIR/$h/$d.pid")
@@ -162,7 +236,8 @@ demo)
     echo
     status=0
     cmd_ping || status=1
-    for h in a b; do
+    for h in a $PEERS; do
+        is_ovs "$h" || continue
         echo
         echo "datapath flows of $P-$h:"
         cmd_flows "$h"

@@ -1,0 +1,172 @@
+#! /bin/bash
+# ovs-iptun-guest.sh: run one command as root in a qemu guest that boots
+# Debian's Linux 6.1 kernel on this machine's own root filesystem.
+#
+# usage: ovs-iptun-guest.sh [-t SECONDS] [-m MB] [-c CPUS] [-r DIR] COMMAND...
+#
+#   -t SECONDS  time limit for the whole guest run (default 600)
+#   -m MB       guest memory (default 2048)
+#   -c CPUS     guest CPUs (default 2)
+#   -r DIR      results directory, shared writable with the guest at the
+#               same path (default: a new temporary directory, removed after)
+#
+# The guest sees the host's root filesystem read-only over virtio-9p, with a
+# tmpfs overlay on top (so it can write anywhere; those writes are lost), and
+# the results directory writable at the same path as on the host.  COMMAND
+# runs with bash in the host's current directory; its output is the guest
+# console's; the runner exits with COMMAND's exit status (124 on timeout, 125
+# if the guest did not run it).
+#
+# Needs Debian's qemu-system-x86, linux-image-amd64 (a 6.1 kernel in /boot;
+# override with IPTUN_GUEST_KERNEL), busybox-static and kmod.  The guest runs
+# under TCG (software emulation; IPTUN_GUEST_ACCEL=kvm for KVM).  The initramfs
+# (busybox, and the virtio, 9p and overlay modules) is built on first use
+# and cached in IPTUN_GUEST_CACHE (default /var/cache/ovs-iptun-guest).
+#
+# Open vSwitch 3.1's count_cpu_cores() returns 0 while the monotonic clock is
+# below 10 s, which a freshly booted guest's is, and then ovs-vswitchd gets no
+# upcall handler threads.  The runner runs COMMAND in a time namespace whose
+# monotonic clock starts one hour ahead (unshare --time --monotonic 3600).
+
+set -e
+
+timeout=600
+mem=2048
+cpus=2
+results=
+
+while getopts t:m:c:r: opt; do
+    case $opt in
+    t) timeout=$OPTARG ;;
+    m) mem=$OPTARG ;;
+    c) cpus=$OPTARG ;;
+    r) results=$OPTARG ;;
+    *) sed -n '2,/^$/p' "$0" >&2; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+if test $# = 0; then
+    sed -n '2,/^$/p' "$0" >&2
+    exit 2
+fi
+
+kernel=${IPTUN_GUEST_KERNEL:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -1)}
+if test ! -r "$kernel"; then
+    echo "$0: no Linux 6.1 kernel in /boot (apt-get install linux-image-amd64)" >&2
+    exit 125
+fi
+kver=${kernel##*/vmlinuz-}
+for tool in qemu-system-x86_64 modprobe cpio; do
+    command -v $tool >/dev/null || {
+        echo "$0: $tool is missing (apt-get install qemu-system-x86 kmod cpio)" >&2
+        exit 125; }
+done
+busybox=/bin/busybox
+test -x "$busybox" && file -L "$busybox" 2>/dev/null | grep -q static \
+    || busybox=/usr/bin/busybox
+test -x "$busybox" || {
+    echo "$0: busybox is missing (apt-get install busybox-static)" >&2
+    exit 125; }
+
+# The initramfs: busybox, the modules needed to reach the host's files,
+# and an init that mounts them and runs /cmd.sh from the results share.
+cache=${IPTUN_GUEST_CACHE:-/var/cache/ovs-iptun-guest}
+initrd=$cache/initrd-$kver.cpio.gz
+if test ! -s "$initrd" || test "$0" -nt "$initrd"; then
+    mkdir -p "$cache"
+    stage=$(mktemp -d)
+    mkdir -p "$stage"/{bin,dev,proc,sys,mnt/lower,mnt/rw,mnt/root,lib/modules}
+    cp "$busybox" "$stage/bin/busybox"
+    for m in virtio_pci 9pnet_virtio 9p overlay; do
+        modprobe -S "$kver" --show-depends $m
+    done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' \
+        > "$stage/modules.order"
+    while read -r ko; do
+        cp "$ko" "$stage/lib/modules/"
+    done < "$stage/modules.order"
+    sed -i 's|.*/||' "$stage/modules.order"
+    cat > "$stage/init" <<'EOF'
+#!/bin/busybox sh
+/bin/busybox --install -s /bin
+mount -t proc proc /proc
+grep -q iptun.debug /proc/cmdline && set -x
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+for m in $(cat /modules.order); do insmod /lib/modules/$m; done
+results=$(sed -n 's/.*iptun.results=\([^ ]*\).*/\1/p' /proc/cmdline)
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /mnt/lower
+mount -t tmpfs -o size=75% rw /mnt/rw
+mkdir -p /mnt/rw/upper /mnt/rw/work
+mount -t overlay overlay \
+    -o lowerdir=/mnt/lower,upperdir=/mnt/rw/upper,workdir=/mnt/rw/work /mnt/root
+mount -t proc proc /mnt/root/proc
+mount -t sysfs sys /mnt/root/sys
+mount -t devtmpfs dev /mnt/root/dev
+mkdir -p /mnt/root/dev/pts /mnt/root/dev/shm
+mount -t devpts devpts /mnt/root/dev/pts
+mount -t tmpfs shm /mnt/root/dev/shm
+mount -t tmpfs tmp /mnt/root/tmp
+mount -t tmpfs run /mnt/root/run
+mkdir -p "/mnt/root$results"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "/mnt/root$results"
+chroot /mnt/root /bin/bash "$results/cmd.sh" < /dev/console > /dev/console 2>&1
+echo $? > "/mnt/root$results/rc"
+sync
+poweroff -f
+EOF
+    chmod +x "$stage/init"
+    (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
+    mv "$initrd.tmp" "$initrd"
+    rm -rf "$stage"
+fi
+
+own_results=no
+if test -z "$results"; then
+    results=$(mktemp -d)
+    own_results=yes
+fi
+mkdir -p "$results"
+results=$(cd "$results" && pwd)
+rm -f "$results/rc"
+
+# The command, run in the guest from the host's current directory.
+{
+    echo "cd $(printf %q "$PWD") || exit 125"
+    echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+    echo "export HOME=/root IPTUN_GUEST=1 IPTUN_GUEST_RESULTS=$(printf %q "$results")"
+    for v in OVS_SRCDIR OVS_BUILDDIR TESTSUITEFLAGS; do
+        test -n "${!v}" && echo "export $v=$(printf %q "${!v}")"
+    done
+    printf 'exec unshare --time --monotonic 3600 --fork --'
+    printf ' %q' "$@"
+    echo
+} > "$results/cmd.sh"
+
+# TCG by default: /dev/kvm exists on the development machines but KVM
+# guests hang there.  IPTUN_GUEST_ACCEL=kvm where KVM works.
+accel=${IPTUN_GUEST_ACCEL:-tcg}
+
+status=0
+timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
+    -accel $accel -m "$mem" -smp "$cpus" -cpu max \
+    -nographic -no-reboot -nodefaults -serial stdio -display none \
+    -kernel "$kernel" -initrd "$initrd" \
+    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug}" \
+    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on \
+    -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
+    -fsdev local,id=results,path="$results",security_model=none \
+    -device virtio-9p-pci,fsdev=results,mount_tag=results \
+    || status=$?
+
+if test $status = 124; then
+    echo "$0: the guest did not finish within $timeout s" >&2
+elif test -s "$results/rc"; then
+    status=$(cat "$results/rc")
+else
+    echo "$0: the guest did not run the command (qemu exit status $status)" >&2
+    status=125
+fi
+if test $own_results = yes; then
+    rm -rf "$results"
+fi
+exit "$status"
