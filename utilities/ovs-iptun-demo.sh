@@ -121,6 +121,9 @@ route_ovs () {
 # IPTUN_LINUX_FOU_PORT is set.
 setup_linux () {
     local h=$1
+    # The userspace datapath reads the veth with AF_PACKET, which does not
+    # complete checksums left to offload: the Linux side must compute them.
+    nsexec "$h" ethtool -K to-a tx off >/dev/null
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev to-a
     if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
         nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" ipproto 4

@@ -11,7 +11,7 @@ PACKAGES="
     libssl-dev libcap-ng-dev
     python3 python3-netaddr python3-pytest python3-scapy
     python3-sortedcontainers
-    iproute2 iputils-ping procps tcpdump
+    iproute2 iputils-ping procps tcpdump ethtool
 "
 
 missing=

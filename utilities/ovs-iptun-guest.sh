@@ -13,7 +13,8 @@
 # The guest sees the host's root filesystem read-only over virtio-9p, with a
 # tmpfs overlay on top (so it can write anywhere; those writes are lost), and
 # the results directory writable at the same path as on the host.  COMMAND
-# runs with bash in the host's current directory; its output is the guest
+# runs with bash in the host's current directory, with the host's OVS_*,
+# IPTUN_* and TESTSUITEFLAGS environment variables; its output is the guest
 # console's; the runner exits with COMMAND's exit status (124 on timeout, 125
 # if the guest did not run it).
 #
@@ -103,16 +104,35 @@ mount -t proc proc /mnt/root/proc
 mount -t sysfs sys /mnt/root/sys
 mount -t devtmpfs dev /mnt/root/dev
 mkdir -p /mnt/root/dev/pts /mnt/root/dev/shm
+ln -sf /proc/self/fd /mnt/root/dev/fd
+ln -sf /proc/self/fd/0 /mnt/root/dev/stdin
+ln -sf /proc/self/fd/1 /mnt/root/dev/stdout
+ln -sf /proc/self/fd/2 /mnt/root/dev/stderr
 mount -t devpts devpts /mnt/root/dev/pts
 mount -t tmpfs shm /mnt/root/dev/shm
 mount -t tmpfs tmp /mnt/root/tmp
 mount -t tmpfs run /mnt/root/run
 mkdir -p "/mnt/root$results"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "/mnt/root$results"
-chroot /mnt/root /bin/bash "$results/cmd.sh" < /dev/console > /dev/console 2>&1
-echo $? > "/mnt/root$results/rc"
+# Make the overlay the real root, so that the kernel's module loader (and
+# everything else) sees the host's files, then run the command.
+cat > /mnt/root/run/iptun-init <<EOS
+#!/bin/bash
+# Device nodes of modules loaded on first use (/dev/net/tun...), as
+# systemd-tmpfiles would create them at boot.
+kmod static-nodes --format=tmpfiles 2>/dev/null |
+while read -r type path mode _ _ _ dev; do
+    case \$type in c*|b*) ;; *) continue ;; esac
+    mkdir -p "\$(dirname "\$path")"
+    mknod -m "\$mode" "\$path" "\${type%!}" "\${dev%:*}" "\${dev#*:}" 2>/dev/null
+done
+bash "$results/cmd.sh" < /dev/console > /dev/console 2>&1
+echo \$? > "$results/rc"
 sync
-poweroff -f
+echo o > /proc/sysrq-trigger
+sleep 60
+EOS
+exec switch_root /mnt/root /bin/bash /run/iptun-init
 EOF
     chmod +x "$stage/init"
     (cd "$stage" && find . | cpio -o -H newc --quiet | gzip -1) > "$initrd.tmp"
@@ -134,8 +154,10 @@ rm -f "$results/rc"
     echo "cd $(printf %q "$PWD") || exit 125"
     echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     echo "export HOME=/root IPTUN_GUEST=1 IPTUN_GUEST_RESULTS=$(printf %q "$results")"
-    for v in OVS_SRCDIR OVS_BUILDDIR TESTSUITEFLAGS; do
-        test -n "${!v}" && echo "export $v=$(printf %q "${!v}")"
+    # The environment that concerns Open vSwitch and this project.
+    for v in $(compgen -e | grep -E '^(OVS_|IPTUN_|TESTSUITEFLAGS$)' \
+               | grep -v '^IPTUN_GUEST'); do
+        echo "export $v=$(printf %q "${!v}")"
     done
     printf 'exec unshare --time --monotonic 3600 --fork --'
     printf ' %q' "$@"
@@ -152,7 +174,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
     -nographic -no-reboot -nodefaults -serial stdio -display none \
     -kernel "$kernel" -initrd "$initrd" \
     -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug}" \
-    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on \
+    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none \
     -device virtio-9p-pci,fsdev=results,mount_tag=results \
