@@ -22,7 +22,11 @@ Prints one line per IPv4/UDP packet: "none" (checksum 0), "ok" or
 "bad 0xGOT expected 0xWANT".
 """
 
+import logging
 import sys
+
+# Quiet scapy's start-up warnings (e.g. about interfaces without addresses).
+logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
 from scapy.all import IP, UDP, Ether, rdpcap  # noqa: E402
 

@@ -6,7 +6,9 @@ TESTSUITE_AT += \
 	tests/iptun-ipip.at \
 	tests/iptun-fou.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
-	tests/system-iptun.at
+	tests/system-iptun.at \
+	tests/system-iptun-linux.at
 EXTRA_DIST += \
 	tests/iptun-tcp-transfer.py \
-	tests/iptun-udp-csum.py
+	tests/iptun-udp-csum.py \
+	tests/iptun-pcap-summary.py

@@ -9,6 +9,9 @@
 #            tunnel-push-pop-ipv6.at, odp.at), dummy datapath, no root
 #   system   the project's host system tests (userspace datapath, network
 #            namespaces and veth; needs root, skipped otherwise)
+#   guest    the project's system tests that need Linux's ipip and fou
+#            (keyword "guest"), run in a qemu guest booting Debian's 6.1
+#            kernel (utilities/ovs-iptun-guest.sh); needs root
 #
 # TESTSUITEFLAGS (e.g. "-j2" or "-k ipip") is passed to every testsuite
 # run; default "-j2".  The last line is "N passed, N failed, N skipped",
@@ -18,7 +21,7 @@ set -u
 : "${OVS_SRCDIR:?}" "${OVS_BUILDDIR:?}"
 MAKE=${MAKE:-make}
 FLAGS=${TESTSUITEFLAGS:--j2}
-tiers=${*:-unit system}
+tiers=${*:-unit system guest}
 
 # Upstream test files whose every test must keep passing.
 UPSTREAM_FILES="tunnel.at tunnel-push-pop.at tunnel-push-pop-ipv6.at odp.at"
@@ -86,8 +89,44 @@ for tier in $tiers; do
         fi
         case " $FLAGS " in
         *" -k "*) run_suite check-system-userspace system ;;
-        *) run_suite check-system-userspace system -k iptun ;;
+        *) run_suite check-system-userspace system -k 'iptun,!guest' ;;
         esac
+        ;;
+    guest)
+        if test "$(id -u)" != 0; then
+            echo "=== guest: skipped (needs root)"
+            echo "guest: skipped (needs root)" > "$log_dir/guest.results"
+            continue
+        fi
+        # The guest sees this build tree (read-only, with a writable
+        # overlay) and writes the testsuite's logs back on failure.
+        guest_flags="$FLAGS"
+        case " $FLAGS " in
+        *" -k "*) ;;
+        *) guest_flags="$FLAGS -k iptun,guest" ;;
+        esac
+        echo "=== guest: make check-system-userspace TESTSUITEFLAGS='$guest_flags' in a qemu guest"
+        mkdir -p "$log_dir/guest"
+        TESTSUITEFLAGS="$guest_flags" \
+        bash "$(dirname "$0")/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-1800}" \
+            -r "$log_dir/guest" bash -c '
+                make -C "$OVS_BUILDDIR" check-system-userspace \
+                    TESTSUITEFLAGS="$TESTSUITEFLAGS"
+                rc=$?
+                test $rc = 0 || cp -r "$OVS_BUILDDIR/tests/system-userspace-testsuite.dir" \
+                                      "$IPTUN_GUEST_RESULTS/" 2>/dev/null
+                exit $rc' > "$log_dir/guest.log" 2>&1
+        status=$?
+        # The guest's console is a terminal: drop autotest's colors.
+        sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$log_dir/guest.log" \
+            | grep -aE '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
+            > "$log_dir/guest.results"
+        cat "$log_dir/guest.results"
+        if test $status -ne 0 && ! grep -q FAILED "$log_dir/guest.results"; then
+            tail -30 "$log_dir/guest.log"
+            echo "guest: FAILED (the guest run exited with $status)" \
+                >> "$log_dir/guest.results"
+        fi
         ;;
     *)
         echo "$0: unknown tier '$tier'" >&2

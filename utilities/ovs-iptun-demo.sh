@@ -126,6 +126,8 @@ setup_linux () {
     nsexec "$h" ethtool -K to-a tx off >/dev/null
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev to-a
     if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
+        # fou has no module alias for its generic netlink family.
+        modprobe fou
         nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" ipproto 4
     fi
     # shellcheck disable=SC2086

@@ -1,0 +1,76 @@
+#! /usr/bin/env python3
+# Copyright (c) 2026 The ovs-iptun authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Summarizes the outer headers of the tunnel packets in a pcap, with
+scapy (independently of Open vSwitch's code).
+
+usage: iptun-pcap-summary.py PCAP [SPORT_MIN SPORT_MAX]
+
+Prints one line per distinct outer header seen, for IPv4 packets that carry
+protocol 4 (ipip) or UDP (fou):
+
+  SRC > DST: proto 4, tos 0x0, ttl 64, DF
+  SRC > DST: proto 17, tos 0x0, ttl 64, DF, udp dport 5555, sport in range,
+             udp csum ok|none|bad
+
+"sport in range" means within SPORT_MIN..SPORT_MAX (default 32768..61000),
+otherwise the port is printed.
+"""
+
+import logging
+import sys
+
+# Quiet scapy's start-up warnings (e.g. about interfaces without addresses).
+logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+
+from scapy.all import IP, UDP, Ether, rdpcap  # noqa: E402
+
+
+def describe(pkt, lo, hi):
+    ip = pkt[IP]
+    fields = ["proto %d" % ip.proto, "tos %#x" % ip.tos, "ttl %d" % ip.ttl]
+    if ip.flags.DF:
+        fields.append("DF")
+    if ip.proto == 17:
+        udp = pkt[UDP]
+        fields.append("udp dport %d" % udp.dport)
+        if lo <= udp.sport <= hi:
+            fields.append("sport in range")
+        else:
+            fields.append("sport %d" % udp.sport)
+        if udp.chksum == 0:
+            fields.append("udp csum none")
+        else:
+            clean = pkt.copy()
+            del clean[UDP].chksum
+            good = Ether(bytes(clean))[UDP].chksum == udp.chksum
+            fields.append("udp csum %s" % ("ok" if good else "bad"))
+    return "%s > %s: %s" % (ip.src, ip.dst, ", ".join(fields))
+
+
+def main():
+    lo, hi = 32768, 61000
+    if len(sys.argv) > 3:
+        lo, hi = int(sys.argv[2]), int(sys.argv[3])
+    seen = set()
+    for pkt in rdpcap(sys.argv[1]):
+        if IP in pkt and pkt[IP].proto in (4, 17):
+            seen.add(describe(pkt, lo, hi))
+    for line in sorted(seen):
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
