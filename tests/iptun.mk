@@ -4,11 +4,13 @@ TESTSUITE_AT += \
 	tests/iptun.at \
 	tests/iptun-macros.at \
 	tests/iptun-ipip.at \
-	tests/iptun-fou.at
+	tests/iptun-fou.at \
+	tests/iptun-controller.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
 	tests/system-iptun-linux.at
 EXTRA_DIST += \
 	tests/iptun-tcp-transfer.py \
 	tests/iptun-udp-csum.py \
-	tests/iptun-pcap-summary.py
+	tests/iptun-pcap-summary.py \
+	tests/iptun-osken-app.py

@@ -1,6 +1,7 @@
 #! /bin/sh
 # ovs-iptun-deps.sh: install the Debian 12 packages that ovs-iptun needs to
-# build, to run its demo and to run its tests.  Runs apt-get (update, then
+# build, to run its demo and to run its tests (the guest tier needs qemu,
+# Debian's 6.1 kernel image and busybox).  Runs apt-get (update, then
 # install) only when something is missing.  Needs root for that.
 
 set -e
@@ -10,8 +11,9 @@ PACKAGES="
     git autoconf automake libtool pkg-config gcc make ccache
     libssl-dev libcap-ng-dev
     python3 python3-netaddr python3-pytest python3-scapy
-    python3-sortedcontainers
+    python3-sortedcontainers python3-os-ken
     iproute2 iputils-ping procps tcpdump ethtool
+    qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
 
 missing=
