@@ -11,6 +11,5 @@ SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun-linux.at
 EXTRA_DIST += \
 	tests/iptun-tcp-transfer.py \
-	tests/iptun-udp-csum.py \
 	tests/iptun-pcap-summary.py \
 	tests/iptun-osken-app.py

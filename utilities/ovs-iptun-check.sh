@@ -47,25 +47,31 @@ select_tests () {
     ' "$1" | sort -n | uniq | tr '\n' ' '
 }
 
-# Runs "make $1 TESTSUITEFLAGS=..." with the given test selection and keeps
-# the per-test result lines.
+# Keeps the per-test result lines of tier $1's log (without the colors a
+# terminal gets) in $1.results; $2 is the exit status of the run.
+collect_results () {
+    name=$1 status=$2
+    sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$log_dir/$name.log" \
+        | grep -aE '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
+        > "$log_dir/$name.results"
+    cat "$log_dir/$name.results"
+    if test "$status" -ne 0 \
+       && ! grep -q 'FAILED' "$log_dir/$name.results"; then
+        # The suite failed without a test failing: a build or harness error.
+        tail -30 "$log_dir/$name.log"
+        echo "$name: FAILED (the run exited with $status)" \
+            >> "$log_dir/$name.results"
+    fi
+}
+
+# Runs "make $1 TESTSUITEFLAGS=..." with the given test selection.
 run_suite () {
     target=$1 name=$2
     shift 2
     echo "=== $name: make $target TESTSUITEFLAGS='$FLAGS $*'"
     $MAKE -C "$OVS_BUILDDIR" "$target" TESTSUITEFLAGS="$FLAGS $*" \
         > "$log_dir/$name.log" 2>&1
-    status=$?
-    grep -E '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
-        "$log_dir/$name.log" > "$log_dir/$name.results"
-    cat "$log_dir/$name.results"
-    if test $status -ne 0 \
-       && ! grep -q 'FAILED' "$log_dir/$name.results"; then
-        # The suite failed without a test failing: a build or harness error.
-        tail -30 "$log_dir/$name.log"
-        echo "$name: FAILED (make $target exited with $status)" \
-            >> "$log_dir/$name.results"
-    fi
+    collect_results "$name" $?
 }
 
 for tier in $tiers; do
@@ -116,17 +122,7 @@ for tier in $tiers; do
                 test $rc = 0 || cp -r "$OVS_BUILDDIR/tests/system-userspace-testsuite.dir" \
                                       "$IPTUN_GUEST_RESULTS/" 2>/dev/null
                 exit $rc' > "$log_dir/guest.log" 2>&1
-        status=$?
-        # The guest's console is a terminal: drop autotest's colors.
-        sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$log_dir/guest.log" \
-            | grep -aE '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
-            > "$log_dir/guest.results"
-        cat "$log_dir/guest.results"
-        if test $status -ne 0 && ! grep -q FAILED "$log_dir/guest.results"; then
-            tail -30 "$log_dir/guest.log"
-            echo "guest: FAILED (the guest run exited with $status)" \
-                >> "$log_dir/guest.results"
-        fi
+        collect_results guest $?
         ;;
     *)
         echo "$0: unknown tier '$tier'" >&2

@@ -12,7 +12,8 @@
 #
 # The guest sees the host's root filesystem read-only over virtio-9p, with a
 # tmpfs overlay on top (so it can write anywhere; those writes are lost), and
-# the results directory writable at the same path as on the host.  COMMAND
+# the results directory writable at the same path as on the host (even under
+# /tmp: the guest sees the host's /tmp, writable through the overlay).  COMMAND
 # runs with bash in the host's current directory, with the host's OVS_*,
 # IPTUN_* and TESTSUITEFLAGS environment variables; its output is the guest
 # console's; the runner exits with COMMAND's exit status (124 on timeout, 125
@@ -110,7 +111,6 @@ ln -sf /proc/self/fd/1 /mnt/root/dev/stdout
 ln -sf /proc/self/fd/2 /mnt/root/dev/stderr
 mount -t devpts devpts /mnt/root/dev/pts
 mount -t tmpfs shm /mnt/root/dev/shm
-mount -t tmpfs tmp /mnt/root/tmp
 mount -t tmpfs run /mnt/root/run
 mkdir -p "/mnt/root$results"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "/mnt/root$results"
