@@ -8,8 +8,10 @@ TESTSUITE_AT += \
 	tests/iptun-controller.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
-	tests/system-iptun-linux.at
+	tests/system-iptun-linux.at \
+	tests/system-iptun-kmod.at
 EXTRA_DIST += \
 	tests/iptun-tcp-transfer.py \
 	tests/iptun-pcap-summary.py \
-	tests/iptun-osken-app.py
+	tests/iptun-osken-app.py \
+	tests/iptun-malformed.py

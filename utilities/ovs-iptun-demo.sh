@@ -2,7 +2,9 @@
 # ovs-iptun-demo.sh: Open vSwitch hosts joined by ipip or fou tunnels.
 #
 # Each "host" is a network namespace.  Host a runs its own ovsdb-server and
-# ovs-vswitchd with the userspace (netdev) datapath; each peer (b, and c...
+# ovs-vswitchd with the userspace (netdev) datapath, or the kernel datapath
+# with IPTUN_DATAPATH=system (needs openvswitch.ko and ovs-iptun's
+# vport-iptun.ko for the tunnel port); each peer (b, and c...
 # with IPTUN_PEERS) is another such OVS host or, with IPTUN_PEER=linux, a
 # Linux kernel ipip (or ipip-over-fou) device.  Veth pairs from host a's
 # underlay bridge br-ul to each peer are the underlay (192.0.2.1 for a,
@@ -17,6 +19,8 @@
 #   up          build the hosts
 #   ping        ping every peer's overlay address from host a, and back
 #   flows HOST  datapath flows of an OVS host (a, b, ...)
+#   vsctl HOST ARGS...   ovs-vsctl against an OVS host's database
+#   appctl HOST ARGS...  ovs-appctl against an OVS host's ovs-vswitchd
 #   down        stop the daemons and delete the namespaces
 #
 # Environment: OVS_BUILDDIR (use the binaries of an Open vSwitch build tree,
@@ -28,7 +32,9 @@
 # default "b"), IPTUN_PEER ("ovs", the default, or "linux"),
 # IPTUN_LINUX_OPTIONS (extra "ip link add ... type ipip" options of a Linux
 # peer, e.g. "encap fou encap-sport auto encap-dport 5555 encap-csum"),
-# IPTUN_LINUX_FOU_PORT (a Linux peer's "ip fou add port" receive port).
+# IPTUN_LINUX_FOU_PORT (a Linux peer's "ip fou add port" receive port),
+# IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the default, or
+# "system").
 
 set -e
 P=${IPTUN_DEMO_PREFIX:-iptun}
@@ -37,6 +43,7 @@ TYPE=${IPTUN_TYPE:-ipip}
 OPTIONS=${IPTUN_OPTIONS:-}
 PEERS=${IPTUN_PEERS:-b}
 PEER_KIND=${IPTUN_PEER:-ovs}
+DP_TYPE=${IPTUN_DATAPATH:-netdev}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$OVS_BUILDDIR/vswitchd:$OVS_BUILDDIR/ovsdb:$OVS_BUILDDIR/utilities:$PATH
@@ -82,7 +89,7 @@ setup_ovs () {
     shift 2
 
     # Underlay bridge: the veth ends and the host's underlay address.
-    vsctl "$h" add-br br-ul -- set bridge br-ul datapath_type=netdev
+    vsctl "$h" add-br br-ul -- set bridge br-ul datapath_type=$DP_TYPE
     for p; do
         vsctl "$h" add-port br-ul "$p"
     done
@@ -91,7 +98,7 @@ setup_ovs () {
 
     # Overlay bridge: the tunnel port and the host's overlay address.
     # shellcheck disable=SC2086
-    vsctl "$h" add-br br-ov -- set bridge br-ov datapath_type=netdev \
+    vsctl "$h" add-br br-ov -- set bridge br-ov datapath_type=$DP_TYPE \
         -- add-port br-ov tun0 -- set Interface tun0 type="$TYPE" \
            options:remote_ip="$remote" ofport_request=1 $OPTIONS
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev br-ov
@@ -251,5 +258,7 @@ demo)
     ;;
 up|ping|down) "cmd_$1" ;;
 flows) cmd_flows "$2" ;;
+vsctl) shift; vsctl "$@" ;;
+appctl) shift; h=$1; shift; on "$h" ovs-appctl "$@" ;;
 *) sed -n '2,/^$/p' "$0" >&2; exit 1 ;;
 esac

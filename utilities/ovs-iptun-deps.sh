@@ -12,7 +12,8 @@ PACKAGES="
     libssl-dev libcap-ng-dev
     python3 python3-netaddr python3-pytest python3-scapy
     python3-sortedcontainers python3-os-ken
-    iproute2 iputils-ping procps tcpdump ethtool
+    iproute2 iputils-ping procps tcpdump ethtool iperf3
+    linux-headers-amd64 linux-source-6.1 xz-utils
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
 

@@ -1,0 +1,469 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * ovs-iptun: the metadata-mode net_device behind an OVS ipip or fou vport.
+ *
+ * The device is ARPHRD_NONE, so that ovs_netdev_link() accepts it and OVS
+ * sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the outer
+ * IPv4 header (and, for fou, the UDP header) from the skb's tunnel metadata;
+ * receive takes IP protocol 4 through tunnel4 (ipip) or one UDP tunnel
+ * socket per device (fou), attaches the outer addresses as tunnel metadata
+ * and hands the inner IPv4 packet to the device, where OVS's rx_handler
+ * takes it.
+ */
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/etherdevice.h>
+#include <linux/icmp.h>
+#include <linux/if_arp.h>
+#include <linux/ip.h>
+#include <linux/module.h>
+#include <linux/netdevice.h>
+#include <linux/skbuff.h>
+#include <linux/udp.h>
+#include <net/dst_metadata.h>
+#include <net/gro_cells.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ip_tunnels.h>
+#include <net/net_namespace.h>
+#include <net/netns/generic.h>
+#include <net/route.h>
+#include <net/rtnetlink.h>
+#include <net/udp.h>
+#include <net/udp_tunnel.h>
+#include <net/xfrm.h>
+
+#include "iptun.h"
+
+#define IPTUN_FEATURES (NETIF_F_SG | NETIF_F_FRAGLIST | NETIF_F_HIGHDMA | \
+			NETIF_F_GSO_SOFTWARE | NETIF_F_HW_CSUM)
+
+/* Per network namespace: the one ipip device that is up, if any.  (All OVS
+ * ipip ports of a namespace share the datapath port "ipip_sys".)
+ */
+struct iptun_net {
+	struct net_device __rcu *ipip_dev;
+};
+
+static unsigned int iptun_net_id __read_mostly;
+
+static int iptun_hlen(const struct iptun_dev *t)
+{
+	return sizeof(struct iphdr) + (t->fou ? sizeof(struct udphdr) : 0);
+}
+
+/* Receive: skb->data is at the inner IPv4 header after pulling hdr_len
+ * bytes (0 for ipip, the UDP header for fou); ip_hdr() is the outer header.
+ * Always consumes the skb.
+ */
+static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len)
+{
+	struct net_device *dev = t->dev;
+	struct metadata_dst *tun_dst;
+	const struct iphdr *iph;
+	u8 outer_tos;
+
+	outer_tos = ip_hdr(skb)->tos;
+	if (t->fou)
+		tun_dst = udp_tun_rx_dst(skb, AF_INET,
+					 udp_hdr(skb)->check ? TUNNEL_CSUM : 0,
+					 0, 0);
+	else
+		tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
+	if (!tun_dst) {
+		DEV_STATS_INC(dev, rx_dropped);
+		goto drop;
+	}
+
+	if (iptunnel_pull_header(skb, hdr_len, htons(ETH_P_IP),
+				 !net_eq(dev_net(skb->dev), dev_net(dev)))) {
+		DEV_STATS_INC(dev, rx_length_errors);
+		goto drop_md;
+	}
+	skb_reset_network_header(skb);
+
+	/* The inner packet must be a complete IPv4 header at least. */
+	if (!pskb_may_pull(skb, sizeof(struct iphdr))) {
+		DEV_STATS_INC(dev, rx_length_errors);
+		goto drop_md;
+	}
+	iph = ip_hdr(skb);
+	if (iph->version != 4 || iph->ihl < 5 ||
+	    ntohs(iph->tot_len) < iph->ihl * 4 ||
+	    ntohs(iph->tot_len) > skb->len) {
+		DEV_STATS_INC(dev, rx_frame_errors);
+		goto drop_md;
+	}
+	if (INET_ECN_decapsulate(skb, outer_tos, iph->tos) > 1) {
+		DEV_STATS_INC(dev, rx_frame_errors);
+		goto drop_md;
+	}
+
+	skb_reset_mac_header(skb);
+	skb->dev = dev;
+	skb->pkt_type = PACKET_HOST;
+	skb_dst_set(skb, &tun_dst->dst);
+	dev_sw_netstats_rx_add(dev, skb->len);
+	gro_cells_receive(&t->gro_cells, skb);
+	return 0;
+
+drop_md:
+	dst_release(&tun_dst->dst);
+drop:
+	DEV_STATS_INC(dev, rx_errors);
+	kfree_skb(skb);
+	return 0;
+}
+
+/* tunnel4 handler for IP protocol 4.  Returns nonzero for packets in a
+ * namespace without an OVS ipip device, so that Linux's own ipip devices
+ * (or tunnel4's ICMP "port unreachable") see them.
+ */
+static int iptun_ipip_rcv(struct sk_buff *skb)
+{
+	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
+	struct net_device *dev = rcu_dereference(in->ipip_dev);
+
+	if (!dev)
+		return -1;
+	if (!xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+		DEV_STATS_INC(dev, rx_dropped);
+		kfree_skb(skb);
+		return 0;
+	}
+	return iptun_rcv(netdev_priv(dev), skb, 0);
+}
+
+/* ICMP errors about our outer packets: learn the path MTU and redirects,
+ * so that the next transmit sees them in the route.
+ */
+static int iptun_ipip_err(struct sk_buff *skb, u32 info)
+{
+	struct net *net = dev_net(skb->dev);
+	struct iptun_net *in = net_generic(net, iptun_net_id);
+	const int type = icmp_hdr(skb)->type;
+	const int code = icmp_hdr(skb)->code;
+
+	if (!rcu_access_pointer(in->ipip_dev))
+		return -ENOENT;
+
+	if (type == ICMP_DEST_UNREACH && code == ICMP_FRAG_NEEDED)
+		ipv4_update_pmtu(skb, net, info, 0, IPPROTO_IPIP);
+	else if (type == ICMP_REDIRECT)
+		ipv4_redirect(skb, net, 0, IPPROTO_IPIP);
+	return 0;
+}
+
+/* After Linux's ipip (1), before xfrm4_tunnel (3, 4). */
+static struct xfrm_tunnel iptun_ipip_handler __read_mostly = {
+	.handler	= iptun_ipip_rcv,
+	.err_handler	= iptun_ipip_err,
+	.priority	= 2,
+};
+
+/* UDP encap_rcv of a fou device's socket: skb->data is at the UDP header,
+ * whose length and checksum the UDP layer has already verified.
+ */
+static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct iptun_dev *t = rcu_dereference_sk_user_data(sk);
+
+	if (!t) {
+		kfree_skb(skb);
+		return 0;
+	}
+	return iptun_rcv(t, skb, sizeof(struct udphdr));
+}
+
+static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+	struct net *net = dev_net(dev);
+	const struct ip_tunnel_info *info;
+	const struct ip_tunnel_key *key;
+	struct socket *sock = NULL;
+	int hlen = iptun_hlen(t);
+	struct rtable *rt;
+	struct flowi4 fl4;
+	__be16 df, dport;
+	bool too_big;
+	u8 tos, ttl;
+	u32 mtu;
+
+	info = skb_tunnel_info(skb);
+	if (unlikely(!info || !(info->mode & IP_TUNNEL_INFO_TX) ||
+		     ip_tunnel_info_af(info) != AF_INET))
+		goto tx_error;
+	/* L3 tunnels of IPv4: anything else (an Ethernet frame from OVS
+	 * arrives as ETH_P_TEB, IPv6, ARP) has nothing to be carried as.
+	 */
+	if (unlikely(skb->protocol != htons(ETH_P_IP) ||
+		     !pskb_inet_may_pull(skb)))
+		goto tx_error;
+	key = &info->key;
+
+	if (t->fou) {
+		sock = rcu_dereference_bh(t->sock);
+		if (unlikely(!sock))
+			goto tx_error;
+		dport = key->tp_dst ? key->tp_dst : t->dst_port;
+	}
+
+	tos = key->tos;
+	ip_tunnel_init_flow(&fl4, t->fou ? IPPROTO_UDP : IPPROTO_IPIP,
+			    key->u.ipv4.dst, key->u.ipv4.src, 0, RT_TOS(tos),
+			    net, 0, skb->mark, skb_get_hash(skb),
+			    key->flow_flags);
+	rt = ip_route_output_key(net, &fl4);
+	if (IS_ERR(rt)) {
+		DEV_STATS_INC(dev, tx_carrier_errors);
+		goto tx_error;
+	}
+	if (rt->dst.dev == dev) {
+		/* The route to the remote goes into this tunnel. */
+		DEV_STATS_INC(dev, collisions);
+		goto tx_error_rt;
+	}
+
+	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
+	mtu = dst_mtu(&rt->dst) - hlen;
+	too_big = skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
+				  : skb->len > mtu;
+	if (too_big && df) {
+		/* DF on the outer header: the packet cannot be sent. */
+		DEV_STATS_INC(dev, tx_aborted_errors);
+		goto tx_error_rt;
+	}
+
+	ttl = key->ttl ? key->ttl : ip4_dst_hoplimit(&rt->dst);
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
+			 rt->dst.header_len + hlen))
+		goto tx_error_rt;
+
+	if (t->fou) {
+		bool csum = key->tun_flags & TUNNEL_CSUM;
+		__be16 sport;
+
+		if (udp_tunnel_handle_offloads(skb, csum))
+			goto tx_error_rt;
+		skb_set_inner_ipproto(skb, IPPROTO_IPIP);
+		sport = udp_flow_src_port(net, skb, 0, 0, true);
+		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
+				    tos, ttl, df, sport, dport, false, !csum);
+	} else {
+		if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP4))
+			goto tx_error_rt;
+		skb_set_inner_ipproto(skb, IPPROTO_IPIP);
+		iptunnel_xmit(NULL, rt, skb, fl4.saddr, fl4.daddr,
+			      IPPROTO_IPIP, tos, ttl, df, false);
+	}
+	return NETDEV_TX_OK;
+
+tx_error_rt:
+	ip_rt_put(rt);
+tx_error:
+	DEV_STATS_INC(dev, tx_errors);
+	DEV_STATS_INC(dev, tx_dropped);
+	kfree_skb(skb);
+	return NETDEV_TX_OK;
+}
+
+static int iptun_open(struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+	struct net *net = dev_net(dev);
+
+	if (t->fou) {
+		struct udp_tunnel_sock_cfg tcfg = {
+			.sk_user_data = t,
+			.encap_type = 1,
+			.encap_rcv = iptun_fou_rcv,
+		};
+		struct udp_port_cfg cfg = {
+			.family = AF_INET,
+			.local_ip.s_addr = htonl(INADDR_ANY),
+			.local_udp_port = t->dst_port,
+		};
+		struct socket *sock;
+		int err;
+
+		err = udp_sock_create(net, &cfg, &sock);
+		if (err) {
+			netdev_warn(dev, "cannot listen on UDP port %u: %d\n",
+				    ntohs(t->dst_port), err);
+			return err;
+		}
+		setup_udp_tunnel_sock(net, sock, &tcfg);
+		rcu_assign_pointer(t->sock, sock);
+	} else {
+		struct iptun_net *in = net_generic(net, iptun_net_id);
+
+		if (rtnl_dereference(in->ipip_dev))
+			return -EBUSY;
+		rcu_assign_pointer(in->ipip_dev, dev);
+	}
+	return 0;
+}
+
+static int iptun_stop(struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+
+	if (t->fou) {
+		struct socket *sock = rtnl_dereference(t->sock);
+
+		if (sock) {
+			RCU_INIT_POINTER(t->sock, NULL);
+			synchronize_net();
+			udp_tunnel_sock_release(sock);
+		}
+	} else {
+		struct iptun_net *in = net_generic(dev_net(dev),
+						   iptun_net_id);
+
+		if (rtnl_dereference(in->ipip_dev) == dev) {
+			RCU_INIT_POINTER(in->ipip_dev, NULL);
+			synchronize_net();
+		}
+	}
+	return 0;
+}
+
+static int iptun_init(struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+	int err;
+
+	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
+	if (!dev->tstats)
+		return -ENOMEM;
+	err = gro_cells_init(&t->gro_cells, dev);
+	if (err) {
+		free_percpu(dev->tstats);
+		dev->tstats = NULL;
+		return err;
+	}
+	return 0;
+}
+
+static void iptun_free(struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+
+	gro_cells_destroy(&t->gro_cells);
+	free_percpu(dev->tstats);
+	dev->tstats = NULL;
+}
+
+static const struct net_device_ops iptun_netdev_ops = {
+	.ndo_init	= iptun_init,
+	.ndo_open	= iptun_open,
+	.ndo_stop	= iptun_stop,
+	.ndo_start_xmit	= iptun_xmit,
+	.ndo_get_stats64 = dev_get_tstats64,
+};
+
+static struct rtnl_link_ops iptun_link_ops;
+
+static void iptun_setup(struct net_device *dev)
+{
+	dev->netdev_ops = &iptun_netdev_ops;
+	dev->rtnl_link_ops = &iptun_link_ops;
+	dev->type = ARPHRD_NONE;
+	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
+	dev->hard_header_len = 0;
+	dev->addr_len = 0;
+	dev->priv_flags |= IFF_NO_QUEUE;
+	dev->needs_free_netdev = true;
+	dev->priv_destructor = iptun_free;
+	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL | NETIF_F_RXCSUM |
+			 IPTUN_FEATURES;
+	dev->hw_features |= IPTUN_FEATURES;
+	netif_keep_dst(dev);
+}
+
+/* The devices are created by OVS vports only, never by "ip link add". */
+static int iptun_validate(struct nlattr *tb[], struct nlattr *data[],
+			  struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG(extack, "ovs_iptun devices are created by Open vSwitch");
+	return -EOPNOTSUPP;
+}
+
+static struct rtnl_link_ops iptun_link_ops __read_mostly = {
+	.kind		= "ovs_iptun",
+	.priv_size	= sizeof(struct iptun_dev),
+	.setup		= iptun_setup,
+	.validate	= iptun_validate,
+};
+
+/* Creates and registers a device; the caller holds RTNL. */
+struct net_device *iptun_dev_create(struct net *net, const char *name,
+				    bool fou, __be16 dst_port)
+{
+	struct net_device *dev;
+	struct iptun_dev *t;
+	int err;
+
+	dev = alloc_netdev(sizeof(*t), name, NET_NAME_USER, iptun_setup);
+	if (!dev)
+		return ERR_PTR(-ENOMEM);
+	dev_net_set(dev, net);
+
+	t = netdev_priv(dev);
+	t->dev = dev;
+	t->fou = fou;
+	t->dst_port = dst_port;
+
+	/* Like OVS's other tunnel devices, do not restrict by MTU what OVS
+	 * can send: the route to the remote decides.
+	 */
+	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t);
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t);
+	dev->mtu = dev->max_mtu;
+
+	err = register_netdevice(dev);
+	if (err) {
+		free_netdev(dev);
+		return ERR_PTR(err);
+	}
+	return dev;
+}
+
+static struct pernet_operations iptun_net_ops = {
+	.id	= &iptun_net_id,
+	.size	= sizeof(struct iptun_net),
+};
+
+int iptun_dev_init_module(void)
+{
+	int err;
+
+	err = register_pernet_device(&iptun_net_ops);
+	if (err)
+		return err;
+	err = rtnl_link_register(&iptun_link_ops);
+	if (err)
+		goto err_pernet;
+	err = xfrm4_tunnel_register(&iptun_ipip_handler, AF_INET);
+	if (err) {
+		pr_err("cannot register the IP protocol 4 handler: %d\n", err);
+		goto err_link;
+	}
+	return 0;
+
+err_link:
+	rtnl_link_unregister(&iptun_link_ops);
+err_pernet:
+	unregister_pernet_device(&iptun_net_ops);
+	return err;
+}
+
+void iptun_dev_exit_module(void)
+{
+	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
+	rtnl_link_unregister(&iptun_link_ops);
+	unregister_pernet_device(&iptun_net_ops);
+}
