@@ -33,6 +33,7 @@ carrying an inner ICMP echo 10.10.0.2 > 10.10.0.1 unless the case breaks it:
   fou-udp-len-short      UDP length 4 (below the UDP header)
   fou-bad-csum           UDP checksum wrong
   fou-inner-v6           good UDP, inner version 6
+  fou-inner-truncated    good UDP, 8 bytes of inner header
   good-ipip, good-fou    well-formed echo requests (for comparison)
 """
 
@@ -96,6 +97,9 @@ def build(case, dmac, src, dst, port):
     if case == "fou-inner-v6":
         return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
             / Raw(b"\x60" + good[1:])
+    if case == "fou-inner-truncated":
+        return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
+            / Raw(good[:8])
     raise SystemExit("unknown case %s" % case)
 
 
