@@ -92,6 +92,12 @@ setup_ovs () {
     vsctl "$h" add-br br-ul -- set bridge br-ul datapath_type=$DP_TYPE
     for p; do
         vsctl "$h" add-port br-ul "$p"
+        # The kernel leaves outer UDP checksums to offload and veths pass
+        # them on unfinished: compute them here, as a NIC would, so that
+        # the peer's captures show them.
+        if test "$DP_TYPE" = system; then
+            nsexec "$h" ethtool -K "$p" tx off >/dev/null
+        fi
     done
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev br-ul
     nsexec "$h" ip link set br-ul up

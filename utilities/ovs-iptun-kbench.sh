@@ -26,19 +26,21 @@ rate () {
         | python3 -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
 }
 
+# linux_host NS UNDERLAY-DEV LOCAL REMOTE OVERLAY-ADDRESS
+linux_host () {
+    ip -n "$1" link set lo up
+    ip -n "$1" link set "$2" up
+    ip -n "$1" addr add "$3/24" dev "$2"
+    ip -n "$1" link add tun0 type ipip local "$3" remote "$4" ttl 64
+    ip -n "$1" addr add "$5/24" dev tun0
+    ip -n "$1" link set tun0 mtu 1400 up
+}
 linux_up () {
-    ip netns add kl-a; ip netns add kl-b
+    ip netns add kl-a
+    ip netns add kl-b
     ip link add to-b netns kl-a type veth peer name to-a netns kl-b
-    for h in a b; do
-        n=1; test $h = b && n=2
-        r=2; test $h = b && r=1
-        ip -n kl-$h link set lo up
-        ip -n kl-$h link set to-$( test $h = a && echo b || echo a ) up
-        ip -n kl-$h addr add 192.0.2.$n/24 dev to-$( test $h = a && echo b || echo a )
-        ip -n kl-$h link add tun0 type ipip local 192.0.2.$n remote 192.0.2.$r ttl 64
-        ip -n kl-$h addr add 10.10.0.$n/24 dev tun0
-        ip -n kl-$h link set tun0 mtu 1400 up
-    done
+    linux_host kl-a to-b 192.0.2.1 192.0.2.2 10.10.0.1
+    linux_host kl-b to-a 192.0.2.2 192.0.2.1 10.10.0.2
 }
 linux_down () { ip netns del kl-a 2>/dev/null || true; ip netns del kl-b 2>/dev/null || true; }
 
