@@ -76,7 +76,7 @@ iptun_can_encapsulate(const struct netdev *netdev, const char *type,
  * outer datagram (Ethernet padding) and returns the outer header's payload,
  * with its length in '*l4_len' and the length of the Ethernet and IPv4
  * headers in '*hlen'.  Returns NULL if the outer header is not a plain IPv4
- * header (IPv6, options, bad checksum, truncated). */
+ * header (IPv6, options, bad checksum, truncated, a fragment). */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len)
@@ -91,6 +91,18 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
          * (next header 4 for ipip, UDP for fou). */
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
                      "not IPv4", type);
+        return NULL;
+    }
+
+    if (IP_IS_FRAGMENT(outer->ip_frag_off)) {
+        /* tnl-ports terminates only unfragmented packets, so this is a
+         * safeguard: the userspace datapath does not reassemble, and a
+         * fragment's payload is only part of the inner packet. */
+        VLOG_WARN_RL(&err_rl, "%s: dropping outer IPv4 fragment (offset "
+                     "%d%s)", type,
+                     (ntohs(outer->ip_frag_off) & IP_FRAG_OFF_MASK) * 8,
+                     outer->ip_frag_off & htons(IP_MORE_FRAGMENTS)
+                     ? ", more fragments" : "");
         return NULL;
     }
 
@@ -110,12 +122,13 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
 }
 
 /* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
- * Returns false if that is not an IPv4 packet. */
+ * Returns false if that is not a consistent IPv4 packet. */
 static bool
 iptun_pop_inner(struct dp_packet *packet, const char *type,
                 unsigned int hlen, unsigned int len)
 {
     const struct ip_header *inner;
+    unsigned int inner_len;
 
     if (len < IP_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
@@ -129,10 +142,22 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
                      "IP version %d, not 4", type, IP_VER(inner->ip_ihl_ver));
         return false;
     }
+    /* As Linux's ip_rcv() checks the inner packet after its ipip device:
+     * a header length below 20 bytes or a total length that does not fit
+     * what the tunnel carried is an error, a shorter one trims. */
+    inner_len = ntohs(inner->ip_tot_len);
+    if (IP_IHL(inner->ip_ihl_ver) * 4 < IP_HEADER_LEN
+        || inner_len < IP_IHL(inner->ip_ihl_ver) * 4 || inner_len > len) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner IPv4 header "
+                     "(header length %d, total length %u) does not fit its "
+                     "%u bytes", type, IP_IHL(inner->ip_ihl_ver) * 4,
+                     inner_len, len);
+        return false;
+    }
 
     packet->packet_type = htonl(PT_IPV4);
     dp_packet_reset_packet(packet, hlen);
-    dp_packet_set_size(packet, len);
+    dp_packet_set_size(packet, inner_len);
     return true;
 }
 

@@ -13,25 +13,39 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Sends malformed ipip and fou frames (scapy), for the receive tests.
+"""Builds malformed ipip and fou frames (scapy), for the receive tests.
 
 usage: iptun-malformed.py IFACE DST_MAC SRC_IP DST_IP FOU_PORT CASE...
 
 Each CASE is one frame, sent from IFACE to DST_MAC, outer SRC_IP > DST_IP,
-carrying an inner ICMP echo 10.10.0.2 > 10.10.0.1 unless the case breaks it:
+carrying an inner ICMP echo 10.10.0.2 > 10.10.0.1 unless the case breaks it.
+With IFACE "-" the frames are printed in hex, one per line, instead (for
+"ovs-appctl netdev-dummy/receive").
 
-  ipip-inner-truncated   protocol 4, 8 bytes of inner header
-  ipip-inner-v6          protocol 4, inner version 6
-  ipip-inner-ihl4        protocol 4, inner IHL 4
-  ipip-inner-len         protocol 4, inner total length > what is carried
+  ipip-outer-short       frame ends inside the outer IPv4 header
   ipip-outer-truncated   outer total length 40 bytes more than the frame
+  ipip-outer-len-short   outer total length cuts the inner packet (30 bytes)
   ipip-outer-ihl4        outer IHL 4
+  ipip-outer-options     outer IHL 6 (4 bytes of options), checksum right
+  ipip-outer-bad-csum    outer header checksum wrong
+  ipip-outer-ttl0        outer TTL 0 (well-formed: receivers accept it)
   ipip-frag-first        protocol 4, first fragment (MF), never completed
   ipip-frag-middle       protocol 4, middle fragment (MF, offset 64)
   ipip-frag-last         protocol 4, last fragment (offset 64)
+  ipip-inner-truncated   protocol 4, 8 bytes of inner header
+  ipip-inner-empty       protocol 4, nothing after the outer header
+  ipip-inner-v6          protocol 4, inner version 6
+  ipip-inner-v0          protocol 4, inner version 0
+  ipip-inner-ihl4        protocol 4, inner IHL 4
+  ipip-inner-len         protocol 4, inner total length > what is carried
+  ipip-not-local         well-formed, to DST_IP's .99 neighbour
+  ipip-unknown-remote    well-formed, from SRC_IP's .99 neighbour
   fou-udp-len-long       UDP length 40 bytes more than the datagram
   fou-udp-len-short      UDP length 4 (below the UDP header)
   fou-bad-csum           UDP checksum wrong
+  fou-zero-csum          UDP checksum 0, that is none (well-formed)
+  fou-wrong-port         well-formed, to UDP port FOU_PORT + 1
+  fou-frag-first         first fragment (MF) of a fou datagram
   fou-inner-v6           good UDP, inner version 6
   fou-inner-truncated    good UDP, 8 bytes of inner header
   good-ipip, good-fou    well-formed echo requests (for comparison)
@@ -39,7 +53,8 @@ carrying an inner ICMP echo 10.10.0.2 > 10.10.0.1 unless the case breaks it:
 
 import sys
 
-from scapy.all import ICMP, IP, UDP, Ether, Raw, conf, sendp  # noqa: F401
+from scapy.all import (ICMP, IP, UDP, Ether, IPOption, Raw,  # noqa: F401
+                       conf, sendp)
 
 conf.verb = 0
 
@@ -48,42 +63,68 @@ def inner():
     return IP(src="10.10.0.2", dst="10.10.0.1") / ICMP() / Raw(b"x" * 56)
 
 
-def build(case, dmac, src, dst, port):
-    eth = Ether(dst=dmac)
+def neighbour99(addr):
+    return addr.rsplit(".", 1)[0] + ".99"
+
+
+def build(case, eth, src, dst, port):
     outer = IP(src=src, dst=dst, flags="DF", ttl=64)
     good = bytes(inner())
+
+    def ipip(**kw):
+        return IP(src=src, dst=dst, proto=4, **kw)
+
     if case == "good-ipip":
-        return eth / IP(src=src, dst=dst, proto=4) / Raw(good)
+        return eth / ipip() / Raw(good)
     if case == "good-fou":
         return eth / outer / UDP(sport=40000, dport=port) / Raw(good)
-    if case == "ipip-inner-truncated":
-        return eth / IP(src=src, dst=dst, proto=4) / Raw(good[:8])
-    if case == "ipip-inner-v6":
-        return eth / IP(src=src, dst=dst, proto=4) / Raw(b"\x60" + good[1:])
-    if case == "ipip-inner-ihl4":
-        return eth / IP(src=src, dst=dst, proto=4) / Raw(b"\x44" + good[1:])
-    if case == "ipip-inner-len":
-        bad = good[:2] + (len(good) + 100).to_bytes(2, "big") + good[4:]
-        return eth / IP(src=src, dst=dst, proto=4) / Raw(bad)
+    if case == "ipip-outer-short":
+        return eth / Raw(bytes(ipip() / Raw(good))[:12])
     if case == "ipip-outer-truncated":
-        pkt = IP(src=src, dst=dst, proto=4) / Raw(good)
-        pkt = IP(bytes(pkt))
+        pkt = IP(bytes(ipip() / Raw(good)))
         pkt.len += 40
         del pkt.chksum
         return eth / pkt
+    if case == "ipip-outer-len-short":
+        pkt = IP(bytes(ipip() / Raw(good)))
+        pkt.len = 20 + 30
+        del pkt.chksum
+        return eth / Raw(bytes(pkt))
     if case == "ipip-outer-ihl4":
-        raw = bytearray(bytes(IP(src=src, dst=dst, proto=4) / Raw(good)))
+        raw = bytearray(bytes(ipip() / Raw(good)))
         raw[0] = 0x44
         return eth / Raw(bytes(raw))
+    if case == "ipip-outer-options":
+        return eth / ipip(options=IPOption(b"\x01\x01\x01\x00")) / Raw(good)
+    if case == "ipip-outer-bad-csum":
+        pkt = IP(bytes(ipip() / Raw(good)))
+        pkt.chksum ^= 0x5555
+        return eth / pkt
+    if case == "ipip-outer-ttl0":
+        return eth / ipip(ttl=0) / Raw(good)
     if case == "ipip-frag-first":
-        return eth / IP(src=src, dst=dst, proto=4, id=7, flags="MF") \
-            / Raw(good[:64])
+        return eth / ipip(id=7, flags="MF") / Raw(good[:64])
     if case == "ipip-frag-middle":
-        return eth / IP(src=src, dst=dst, proto=4, id=8, flags="MF",
-                        frag=8) / Raw(good[:16])
+        return eth / ipip(id=8, flags="MF", frag=8) / Raw(good[:16])
     if case == "ipip-frag-last":
-        return eth / IP(src=src, dst=dst, proto=4, id=9, frag=8) \
-            / Raw(good[64:])
+        return eth / ipip(id=9, frag=8) / Raw(good[64:])
+    if case == "ipip-inner-truncated":
+        return eth / ipip() / Raw(good[:8])
+    if case == "ipip-inner-empty":
+        return eth / ipip()
+    if case == "ipip-inner-v6":
+        return eth / ipip() / Raw(b"\x60" + good[1:])
+    if case == "ipip-inner-v0":
+        return eth / ipip() / Raw(b"\x05" + good[1:])
+    if case == "ipip-inner-ihl4":
+        return eth / ipip() / Raw(b"\x44" + good[1:])
+    if case == "ipip-inner-len":
+        bad = good[:2] + (len(good) + 100).to_bytes(2, "big") + good[4:]
+        return eth / ipip() / Raw(bad)
+    if case == "ipip-not-local":
+        return eth / IP(src=src, dst=neighbour99(dst), proto=4) / Raw(good)
+    if case == "ipip-unknown-remote":
+        return eth / IP(src=neighbour99(src), dst=dst, proto=4) / Raw(good)
     if case == "fou-udp-len-long":
         return eth / outer / UDP(sport=40000, dport=port,
                                  len=8 + len(good) + 40) / Raw(good)
@@ -94,6 +135,15 @@ def build(case, dmac, src, dst, port):
         pkt = IP(bytes(pkt))
         pkt[UDP].chksum ^= 0x5555
         return eth / pkt
+    if case == "fou-zero-csum":
+        return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
+            / Raw(good)
+    if case == "fou-wrong-port":
+        return eth / outer / UDP(sport=40000, dport=port + 1) / Raw(good)
+    if case == "fou-frag-first":
+        dgram = bytes(UDP(sport=40000, dport=port) / Raw(good))
+        return eth / IP(src=src, dst=dst, proto=17, id=10, flags="MF") \
+            / Raw(dgram[:64])
     if case == "fou-inner-v6":
         return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
             / Raw(b"\x60" + good[1:])
@@ -108,7 +158,12 @@ def main():
         raise SystemExit(__doc__)
     iface, dmac, src, dst, port = sys.argv[1:6]
     for case in sys.argv[6:]:
-        sendp(build(case, dmac, src, dst, int(port)), iface=iface)
+        if iface == "-":
+            eth = Ether(src="f8:bc:12:44:34:b6", dst=dmac, type=0x0800)
+            print(bytes(build(case, eth, src, dst, int(port))).hex())
+        else:
+            eth = Ether(dst=dmac, type=0x0800)
+            sendp(build(case, eth, src, dst, int(port)), iface=iface)
 
 
 if __name__ == "__main__":

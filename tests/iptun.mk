@@ -5,6 +5,7 @@ TESTSUITE_AT += \
 	tests/iptun-macros.at \
 	tests/iptun-ipip.at \
 	tests/iptun-fou.at \
+	tests/iptun-malformed.at \
 	tests/iptun-controller.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
