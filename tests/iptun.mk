@@ -6,6 +6,8 @@ TESTSUITE_AT += \
 	tests/iptun-ipip.at \
 	tests/iptun-fou.at \
 	tests/iptun-malformed.at \
+	tests/iptun-config.at \
+	tests/iptun-scale.at \
 	tests/iptun-controller.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
@@ -15,4 +17,5 @@ EXTRA_DIST += \
 	tests/iptun-tcp-transfer.py \
 	tests/iptun-pcap-summary.py \
 	tests/iptun-osken-app.py \
-	tests/iptun-malformed.py
+	tests/iptun-malformed.py \
+	tests/iptun-scale.py
