@@ -86,7 +86,12 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
 
     pkt_metadata_init_tnl(&packet->md);
 
-    if (!outer || IP_VER(outer->ip_ihl_ver) != 4) {
+    if (!outer || dp_packet_l3_size(packet) < IP_HEADER_LEN) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
+                     "truncated", type);
+        return NULL;
+    }
+    if (IP_VER(outer->ip_ihl_ver) != 4) {
         /* tnl-ports also hands us IPv6 packets sent to our IPv6 addresses
          * (next header 4 for ipip, UDP for fou). */
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "

@@ -19,3 +19,11 @@ EXTRA_DIST += \
 	tests/iptun-osken-app.py \
 	tests/iptun-malformed.py \
 	tests/iptun-scale.py
+
+# libFuzzer target for the ipip and fou receive paths ("make fuzz" at the
+# top level builds it with clang in its own build directory; see
+# utilities/ovs-iptun-fuzz.sh).
+EXTRA_PROGRAMS += tests/iptun-fuzz-pop
+tests_iptun_fuzz_pop_SOURCES = tests/iptun-fuzz-pop.c
+tests_iptun_fuzz_pop_LDADD = lib/libopenvswitch.la
+tests_iptun_fuzz_pop_LDFLAGS = $(LIB_FUZZING_ENGINE)

@@ -14,6 +14,7 @@ PACKAGES="
     python3-sortedcontainers python3-os-ken
     iproute2 iputils-ping procps tcpdump ethtool iperf3
     linux-headers-amd64 linux-source-6.1 xz-utils
+    clang libclang-rt-14-dev xxd
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
 

@@ -1,0 +1,108 @@
+#! /bin/bash
+# ovs-iptun-fuzz.sh: builds the fuzz targets with clang (libFuzzer,
+# AddressSanitizer, UndefinedBehaviorSanitizer) and runs each for a bounded
+# time.  Called by "make fuzz" with OVS_SRCDIR and OVS_DIR set.
+#
+#   iptun-fuzz-pop  the ipip and fou receive paths (tests/iptun-fuzz-pop.c),
+#                   seeded with every frame of tests/iptun-malformed.py
+#   odp_target      Open vSwitch's datapath flow and action parser
+#                   (tests/oss-fuzz/odp_target.c), seeded with ipip and fou
+#                   tnl_push actions
+#
+# With the argument "build", only builds (for "make check-sanitizers", which
+# runs the unit tests on the same build).
+#
+# IPTUN_FUZZ_TIME: seconds per target (default 60).  The build goes to
+# $OVS_DIR/fuzz-build, the corpora and crash files to $OVS_DIR/fuzz.
+# Prints one line per target ("executions", "crashes") and exits nonzero
+# if a target crashed.
+
+set -eu
+: "${OVS_SRCDIR:?}" "${OVS_DIR:?}"
+T=${IPTUN_FUZZ_TIME:-60}
+B=$OVS_DIR/fuzz-build
+W=$OVS_DIR/fuzz
+MAKE=${MAKE:-make}
+here=$(cd "$(dirname "$0")" && pwd)
+
+SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+CC=clang
+if command -v ccache >/dev/null; then
+    CC="ccache clang"
+fi
+# Debian's python3 (with scapy) for the tests, as the main build.
+args=(CC="$CC" PYTHON3=/usr/bin/python3 --disable-shared
+      CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link"
+      LDFLAGS="$SAN")
+if test ! -f "$B/Makefile" \
+   || test "$(cat "$B/.iptun-configure-args" 2>/dev/null)" != "${args[*]}"; then
+    mkdir -p "$B"
+    (cd "$B" && "$OVS_SRCDIR/configure" "${args[@]}" >configure.log 2>&1) || {
+        tail -20 "$B/configure.log" >&2
+        exit 1
+    }
+    echo "${args[*]}" > "$B/.iptun-configure-args"
+fi
+# All of Open vSwitch (the generated headers first need most of it, and
+# the sanitizer build serves the unit tests too).
+$MAKE -C "$B" -s -j2
+$MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
+    LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
+    tests_oss_fuzz_odp_target_LDFLAGS=-fsanitize=fuzzer
+
+if test "${1:-}" = build; then
+    exit 0
+fi
+
+# Seed corpora.
+rm -rf "$W"
+mkdir -p "$W/pop" "$W/odp" "$W/crashes"
+cases=$(sed -n 's/^  \(\(ipip\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
+            "$here/../tests/iptun-malformed.py" | sed 's/,//')
+i=0
+for c in $cases good-ipip good-fou; do
+    hex=$(/usr/bin/python3 "$here/../tests/iptun-malformed.py" - \
+              aa:55:aa:55:00:00 1.1.2.92 1.1.2.88 5555 "$c")
+    for sel in 00 01; do
+        printf '%s%s' "$sel" "$hex" | xxd -r -p > "$W/pop/seed-$i"
+        i=$((i + 1))
+    done
+done
+n=0
+for hdr in \
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=4,tos=0,ttl=64,frag=0x4000),ipip()' \
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0x0),fou()' \
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0xffff),fou()'
+do
+    size=34
+    case $hdr in *fou*) size=42 ;; esac
+    type=113
+    case $hdr in *fou*) type=114 ;; esac
+    # odp_target wants one NUL-terminated line.
+    printf 'tnl_push(tnl_port(4),header(size=%s,type=%s,eth(dst=f8:bc:12:44:34:b6,src=aa:55:aa:55:00:00,dl_type=0x0800),%s),out_port(100)),1\0' \
+        "$size" "$type" "$hdr" > "$W/odp/seed-$n"
+    n=$((n + 1))
+done
+
+status=0
+run () {
+    local name=$1 prog=$2 corpus=$3 log
+    log=$W/$name.log
+    # -close_fd_mask=3: the targets print what they parse.
+    if (cd "$W/crashes" && "$prog" -max_total_time="$T" -print_final_stats=1 \
+            -close_fd_mask=3 -artifact_prefix="$W/crashes/$name-" \
+            "$corpus" >"$log" 2>&1); then
+        :
+    else
+        status=1
+    fi
+    printf 'fuzz: %-15s %s s, %s executions, %s crashes\n' "$name" "$T" \
+        "$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)" \
+        "$(find "$W/crashes" -name "$name-*" | wc -l)"
+}
+run iptun-fuzz-pop "$B/tests/iptun-fuzz-pop" "$W/pop"
+run odp_target "$B/tests/oss-fuzz/odp_target" "$W/odp"
+if test $status != 0; then
+    echo "fuzz: a target failed; logs and inputs in $W" >&2
+fi
+exit $status
