@@ -76,7 +76,8 @@ iptun_can_encapsulate(const struct netdev *netdev, const char *type,
  * outer datagram (Ethernet padding) and returns the outer header's payload,
  * with its length in '*l4_len' and the length of the Ethernet and IPv4
  * headers in '*hlen'.  Returns NULL if the outer header is not a plain IPv4
- * header (IPv6, options, bad checksum, truncated, a fragment). */
+ * header (IPv6, options, bad checksum, truncated).  (Fragments never get
+ * here: tnl-ports terminates only unfragmented packets.) */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len)
@@ -96,18 +97,6 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
          * (next header 4 for ipip, UDP for fou). */
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
                      "not IPv4", type);
-        return NULL;
-    }
-
-    if (IP_IS_FRAGMENT(outer->ip_frag_off)) {
-        /* tnl-ports terminates only unfragmented packets, so this is a
-         * safeguard: the userspace datapath does not reassemble, and a
-         * fragment's payload is only part of the inner packet. */
-        VLOG_WARN_RL(&err_rl, "%s: dropping outer IPv4 fragment (offset "
-                     "%d%s)", type,
-                     (ntohs(outer->ip_frag_off) & IP_FRAG_OFF_MASK) * 8,
-                     outer->ip_frag_off & htons(IP_MORE_FRAGMENTS)
-                     ? ", more fragments" : "");
         return NULL;
     }
 
@@ -133,7 +122,7 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
                 unsigned int hlen, unsigned int len)
 {
     const struct ip_header *inner;
-    unsigned int inner_len;
+    unsigned int ihl_len, inner_len;
 
     if (len < IP_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
@@ -150,13 +139,12 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
     /* As Linux's ip_rcv() checks the inner packet after its ipip device:
      * a header length below 20 bytes or a total length that does not fit
      * what the tunnel carried is an error, a shorter one trims. */
+    ihl_len = IP_IHL(inner->ip_ihl_ver) * 4;
     inner_len = ntohs(inner->ip_tot_len);
-    if (IP_IHL(inner->ip_ihl_ver) * 4 < IP_HEADER_LEN
-        || inner_len < IP_IHL(inner->ip_ihl_ver) * 4 || inner_len > len) {
+    if (ihl_len < IP_HEADER_LEN || inner_len < ihl_len || inner_len > len) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner IPv4 header "
-                     "(header length %d, total length %u) does not fit its "
-                     "%u bytes", type, IP_IHL(inner->ip_ihl_ver) * 4,
-                     inner_len, len);
+                     "(header length %u, total length %u) does not fit its "
+                     "%u bytes", type, ihl_len, inner_len, len);
         return false;
     }
 
