@@ -15,6 +15,7 @@ PACKAGES="
     iproute2 iputils-ping procps tcpdump ethtool iperf3
     linux-headers-amd64 linux-source-6.1 xz-utils
     clang libclang-rt-14-dev xxd
+    libdpdk-dev gnuplot-nox
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
 

@@ -34,18 +34,9 @@ fi
 args=(CC="$CC" PYTHON3=/usr/bin/python3 --disable-shared
       CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link"
       LDFLAGS="$SAN")
-if test ! -f "$B/Makefile" \
-   || test "$(cat "$B/.iptun-configure-args" 2>/dev/null)" != "${args[*]}"; then
-    mkdir -p "$B"
-    (cd "$B" && "$OVS_SRCDIR/configure" "${args[@]}" >configure.log 2>&1) || {
-        tail -20 "$B/configure.log" >&2
-        exit 1
-    }
-    echo "${args[*]}" > "$B/.iptun-configure-args"
-fi
 # All of Open vSwitch (the generated headers first need most of it, and
 # the sanitizer build serves the unit tests too).
-$MAKE -C "$B" -s -j2
+bash "$here/ovs-iptun-build.sh" "$B" "$OVS_SRCDIR" "${args[@]}"
 $MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
     LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
     tests_oss_fuzz_odp_target_LDFLAGS=-fsanitize=fuzzer

@@ -1,0 +1,183 @@
+#! /usr/bin/python3
+# ovs-iptun-bench-report.py: the report of "make bench".
+#
+#   ovs-iptun-bench-report.py RESULTS.CSV MEGAFLOWS.TXT [PLOT.PNG]
+#
+# RESULTS.CSV has one line per measurement (utilities/ovs-iptun-bench.sh):
+#   build,scenario,flows,size,repeat,cycles_per_pkt,kpps,passes,upcalls,rx,tx
+# Prints the median cycles/packet and Mpps per scenario, the ratios the
+# issue sets targets for (with "met" or "MISSED"), the outer megaflow counts
+# of the 10,000-flow scenarios, and draws the cycles/packet chart with
+# gnuplot when PLOT.PNG is given.
+
+import collections
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+TYPES = ["ipip", "fou", "fou-csum", "gre", "vxlan", "geneve"]
+
+
+def load(path):
+    runs = collections.defaultdict(list)
+    with open(path) as f:
+        for line in f:
+            b, scen, flows, size, _, cyc, kpps, passes, upcalls = \
+                line.strip().split(",")[:9]
+            runs[(b, scen, int(flows), int(size))].append(
+                (float(cyc), float(kpps), float(passes or 0)))
+    med = {}
+    for key, vals in runs.items():
+        med[key] = (statistics.median(v[0] for v in vals),
+                    statistics.median(v[1] for v in vals),
+                    statistics.median(v[2] for v in vals), len(vals))
+    return med
+
+
+def megaflows(path):
+    """Outer megaflows (tnl_pop or tnl_push) per scenario."""
+    counts = {}
+    key = None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("== "):
+                w = line.split()
+                key = (w[1], w[2], int(w[3]), int(w[5]))
+                counts[key] = [0, 0]
+            elif key and "actions:" in line:
+                counts[key][0] += 1
+                if "tnl_pop" in line or "tnl_push" in line:
+                    counts[key][1] += 1
+    return counts
+
+
+def main():
+    med = load(sys.argv[1])
+    mf = megaflows(sys.argv[2])
+    combos = sorted({(k[2], k[3]) for k in med})
+    scens = ["plain"] + ["%s-%s" % (d, t) for d in ("encap", "decap")
+                         for t in TYPES]
+    scens = [s for s in scens if any(("ours", s) + c in med for c in combos)]
+
+    def get(scen, c, build="ours"):
+        v = med.get((build, scen) + c)
+        return v[0] if v else None
+
+    print("cycles/packet (median) and Mpps, one PMD thread")
+    hdr = "%-16s" % "scenario" + "".join(
+        "%20s" % ("%d flows %d B" % c) for c in combos)
+    print(hdr)
+    rows = [("ours", s) for s in scens]
+    if any(k[0] == "stock" for k in med):
+        rows.insert(1, ("stock", "plain"))
+    for b, s in rows:
+        cells = []
+        for c in combos:
+            v = med.get((b, s) + c)
+            cells.append("%20s" % ("%.0f  %.2f" % (v[0], v[1] / 1000)
+                                   if v else "-"))
+        name = s if b == "ours" else "plain (stock)"
+        print("%-16s" % name + "".join(cells))
+
+    print()
+    print("ratios of medians (target)")
+    checks = []
+    for t, ref, enc_max, dec_max in (("ipip", "gre", 1.00, 0.90),
+                                     ("fou", "vxlan", 1.00, 0.90)):
+        checks.append(("encap-%s / encap-%s" % (t, ref), "encap-" + t,
+                       "encap-" + ref, "ours", enc_max))
+        checks.append(("decap-%s / decap-%s" % (t, ref), "decap-" + t,
+                       "decap-" + ref, "ours", dec_max))
+    for d in ("encap", "decap"):
+        checks.append(("%s-fou-csum / %s-fou" % (d, d), d + "-fou-csum",
+                       d + "-fou", "ours", 1.30))
+    for t in TYPES:
+        checks.append(("encap-%s / plain" % t, "encap-" + t, "plain",
+                       "ours", 1.15 if t in ("ipip", "fou", "fou-csum")
+                       else None))
+        checks.append(("decap-%s / plain" % t, "decap-" + t, "plain",
+                       "ours", 1.50 if t in ("ipip", "fou", "fou-csum")
+                       else None))
+    checks.append(("plain ours / stock", "plain", "plain", "stock", None))
+    print("%-28s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
+                                      for c in combos) + "   target")
+    missed = 0
+    for name, a, b, bbuild, limit in checks:
+        cells, ok = [], True
+        for c in combos:
+            x, y = get(a, c), get(b, c, bbuild)
+            if x is None or y is None:
+                cells.append("%20s" % "-")
+                continue
+            r = x / y
+            if limit is not None and r > limit:
+                ok = False
+            if bbuild == "stock" and abs(r - 1) > 0.02:
+                ok = False
+            cells.append("%20.3f" % r)
+        if all(c.strip() == "-" for c in cells):
+            continue
+        if bbuild == "stock":
+            target = "within 0.98-1.02"
+        elif limit is not None:
+            target = "<= %.2f" % limit
+        else:
+            target = "(stock tunnel, for reference)"
+        verdict = "" if target.startswith("(") else (
+            "  met" if ok else "  MISSED")
+        if verdict == "  MISSED":
+            missed += 1
+        print("%-28s" % name + "".join(cells) + "   " + target + verdict)
+
+    print()
+    print("outer megaflows with the most inner flows (target <= 2)")
+    for key in sorted(mf):
+        b, s, flows, size = key
+        if flows == max(c[0] for c in combos) and s != "plain":
+            print("  %-16s %5d flows %3d B: %d outer (%d datapath flows)"
+                  % (s, flows, size, mf[key][1], mf[key][0]))
+
+    if len(sys.argv) > 3:
+        plot(sys.argv[3], med, scens, combos, "stock" in {k[0] for k in med})
+        print()
+        print("chart: %s" % sys.argv[3])
+    print()
+    print("%d target(s) missed" % missed)
+
+
+def plot(png, med, scens, combos, stock):
+    names = [("ours", s) for s in scens]
+    if stock:
+        names.insert(1, ("stock", "plain"))
+    with tempfile.NamedTemporaryFile("w", suffix=".dat",
+                                     delete=False) as f:
+        for b, s in names:
+            label = s if b == "ours" else "plain-stock"
+            vals = [med.get((b, s) + c) for c in combos]
+            f.write('"%s" %s\n' % (label, " ".join(
+                "%.1f" % v[0] if v else "NaN" for v in vals)))
+        data = f.name
+    cols = ", ".join(
+        "'%s' using %d:xtic(1) title '%d flows, %d B'"
+        % (data if i == 0 else "", i + 2, c[0], c[1])
+        for i, c in enumerate(combos))
+    script = """
+set terminal pngcairo size 1400,600
+set output '%s'
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.8 border -1
+set ylabel 'cycles per packet (median, one PMD)'
+set xtics rotate by -40
+set key top left
+set grid ytics
+plot %s
+""" % (png, cols)
+    subprocess.run(["gnuplot"], input=script, text=True, check=True)
+    os.unlink(data)
+
+
+if __name__ == "__main__":
+    main()

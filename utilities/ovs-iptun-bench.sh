@@ -1,0 +1,303 @@
+#! /bin/bash
+# ovs-iptun-bench.sh: the userspace datapath benchmark ("make bench").
+#
+# Builds Open vSwitch with DPDK (Debian's libdpdk-dev, --with-dpdk=shared)
+# twice, from the staged tree ($OVS_DIR/dpdk-build) and from the stock,
+# unpatched source ($OVS_DIR/stock-src, $OVS_DIR/stock-build), then runs
+# ovs-vswitchd on DPDK virtual devices, no NIC and no hugepages: a net_pcap
+# port replaying a pcap file forever (infinite_rx=1) and net_null sinks
+# (no-rx=1), one PMD thread pinned to CPU 1, in a network namespace of its
+# own (br-phy's tap carries the underlay address 192.0.2.1/24).
+#
+# Scenarios, each with 1 and 10,000 inner UDP flows of 64- and 512-byte
+# inner frames (utilities/ovs-iptun-bench-frames.py):
+#   plain         br-int: in_port=rx,ip actions=dec_ttl,output:sink
+#   encap-TYPE    br-int: in_port=rx,ip actions=dec_ttl,output:TYPE tunnel
+#                 br-phy: in_port=LOCAL actions=output:sink
+#   decap-TYPE    br-phy: in_port=rx actions=LOCAL (terminates the tunnel)
+#                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
+# for TYPE in ipip, fou, fou-csum (options:csum=true), gre
+# (packet_type=legacy_l3), vxlan, geneve.  The stock build runs the plain
+# scenarios too, alternating with ours, for the baseline.
+#
+# Each scenario warms up, then measures IPTUN_BENCH_REPEAT times for
+# IPTUN_BENCH_TIME seconds: cycles/packet and packets/s of the PMD
+# ("dpif-netdev/pmd-perf-show", pmd-perf-metrics=true; busy cycles over
+# received packets), datapath passes per packet, upcalls, and transmitted
+# packets (a scenario whose packets do not all come out fails the bench).
+# Writes $OVS_DIR/bench/results.csv (one line per measurement) and
+# $OVS_DIR/bench/megaflows.txt, then prints the report
+# (utilities/ovs-iptun-bench-report.py: medians, ratios, targets) and draws
+# $OVS_DIR/bench/cycles.png.
+#
+# Environment: IPTUN_BENCH_TIME (s, default 3), IPTUN_BENCH_REPEAT
+# (default 3), IPTUN_BENCH_WARMUP (s, default 2), IPTUN_BENCH_FLOWS
+# (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
+# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no).
+# Needs root (network namespace, tap device).
+#
+# With the argument "build", only builds $OVS_DIR/dpdk-build (for "make
+# check-dpdk", which runs the unit tests on it).
+
+set -eu
+: "${OVS_SRCDIR:?}" "${OVS_DIR:?}"
+here=$(cd "$(dirname "$0")" && pwd)
+MAKE=${MAKE:-make}
+W=$OVS_DIR/bench
+T=${IPTUN_BENCH_TIME:-3}
+REPEAT=${IPTUN_BENCH_REPEAT:-3}
+WARM=${IPTUN_BENCH_WARMUP:-2}
+FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
+SIZES=${IPTUN_BENCH_SIZES:-64 512}
+TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve}
+BASELINE=${IPTUN_BENCH_BASELINE:-yes}
+NS=ovs-iptun-bench
+PY=/usr/bin/python3
+
+CC=gcc
+if command -v ccache >/dev/null; then
+    CC="ccache gcc"
+fi
+CONF=(CC="$CC" PYTHON3=$PY --enable-silent-rules --with-dpdk=shared)
+
+if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
+    # 1. The builds.
+    bash "$here/ovs-iptun-build.sh" "$OVS_DIR/dpdk-build" "$OVS_SRCDIR" \
+        "${CONF[@]}"
+    if test "${1:-}" = build; then
+        exit 0
+    fi
+    if test "$(id -u)" != 0; then
+        echo "$0: needs root (network namespace, tap device)" >&2
+        exit 1
+    fi
+    if test "$BASELINE" = yes; then
+        S=$OVS_DIR/stock-src
+        if test ! -f "$S/configure"; then
+            rm -rf "$S"
+            mkdir -p "$S"
+            git --git-dir="$OVS_DIR/git" archive pristine | tar -x -C "$S"
+            (cd "$S" && ./boot.sh >/dev/null)
+        fi
+        bash "$here/ovs-iptun-build.sh" "$OVS_DIR/stock-build" "$S" "${CONF[@]}"
+    fi
+
+    # 2. The frames.
+    mkdir -p "$W"
+    for f in $FLOWS; do
+        for s in $SIZES; do
+            d=$W/frames/$f-$s
+            if test ! -f "$d/geneve.pcap"; then
+                mkdir -p "$d"
+                $PY "$here/ovs-iptun-bench-frames.py" "$d" "$f" "$s"
+            fi
+        done
+    done
+
+    # 3. The runs, in a network namespace (this script again, below).
+    ip netns del $NS 2>/dev/null || true
+    ip netns add $NS
+    # No IPv6 chatter (router solicitations) from br-phy's tap.
+    ip netns exec $NS sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+        net.ipv6.conf.default.disable_ipv6=1
+    trap 'ip netns del $NS 2>/dev/null || true' EXIT
+    rm -f "$W/results.csv" "$W/megaflows.txt"
+    IPTUN_BENCH_IN_NS=yes ip netns exec $NS bash "$0" "$@"
+    $PY "$here/ovs-iptun-bench-report.py" "$W/results.csv" \
+        "$W/megaflows.txt" "$W/cycles.png"
+    exit 0
+fi
+
+RUN=
+ovs_stop () {
+    local d pid
+    test -n "$RUN" || return 0
+    for d in ovs-vswitchd ovsdb-server; do
+        if test -f "$RUN/$d.pid"; then
+            pid=$(cat "$RUN/$d.pid")
+            kill "$pid" 2>/dev/null || true
+            while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
+            rm -f "$RUN/$d.pid"
+        fi
+    done
+}
+
+# ovs_start BUILD NAME: ovsdb-server and ovs-vswitchd of build directory
+# BUILD, with DPDK and one PMD thread on CPU 1; bridge br-int with the
+# sink port (OpenFlow port 2).
+ovs_start () {
+    local b=$1
+    BUILD=$b
+    RUN=$W/run-$2
+    rm -rf "$RUN"
+    mkdir -p "$RUN"
+    export OVS_RUNDIR=$RUN OVS_LOGDIR=$RUN OVS_DBDIR=$RUN OVS_SYSCONFDIR=$RUN
+    PATH=$b/utilities:$b/vswitchd:$b/ovsdb:$PATH_ORIG
+    ovsdb-tool create "$RUN/conf.db" "$(sed -n 's/^abs_top_srcdir = //p' \
+        "$b/Makefile")/vswitchd/vswitch.ovsschema"
+    ovsdb-server --detach --no-chdir --pidfile --log-file \
+        --remote=punix:"$RUN/db.sock" "$RUN/conf.db"
+    ovs-vsctl --no-wait init
+    ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
+        other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
+        other_config:pmd-perf-metrics=true \
+        other_config:dpdk-extra="--no-huge --legacy-mem -m 1024 --no-pci --file-prefix=$NS"
+    ovs-vswitchd --detach --no-chdir --pidfile --log-file -vconsole:off
+    ovs-vsctl --timeout=60 wait-until Open_vSwitch . dpdk_initialized=true
+    ovs-vsctl add-br br-int -- set bridge br-int datapath_type=netdev \
+        fail_mode=secure
+    add_dpdk_port br-int sink-int net_null0,no-rx=1 2
+}
+
+# add_dpdk_port BRIDGE NAME DEVARGS OFPORT
+add_dpdk_port () {
+    ovs-vsctl add-port "$1" "$2" -- set interface "$2" type=dpdk \
+        options:dpdk-devargs="$3" ofport_request="$4"
+    if ! ovs-vsctl --timeout=30 wait-until interface "$2" ofport="$4"; then
+        echo "bench: port $2 ($3) failed: $(ovs-vsctl get interface "$2" error)" >&2
+        exit 1
+    fi
+}
+
+# Tunnel ports (br-int OpenFlow port numbers) and the underlay bridge.
+declare -A TUN_PORT=([ipip]=10 [fou]=11 [fou-csum]=12 [gre]=13 [vxlan]=14
+                     [geneve]=15)
+declare -A TUN_OPTS=(
+    [ipip]="type=ipip"
+    [fou]="type=fou options:dst_port=5555"
+    [fou-csum]="type=fou options:dst_port=5556 options:csum=true"
+    [gre]="type=gre options:packet_type=legacy_l3"
+    [vxlan]="type=vxlan"
+    [geneve]="type=geneve")
+
+tunnels_up () {
+    local t
+    ovs-vsctl add-br br-phy -- set bridge br-phy datapath_type=netdev \
+        fail_mode=secure other-config:hwaddr=aa:55:aa:55:00:01
+    add_dpdk_port br-phy sink-phy net_null1,no-rx=1 2
+    ip addr add 192.0.2.1/24 dev br-phy
+    ip link set br-phy up
+    ovs-appctl tnl/neigh/set br-phy 192.0.2.2 aa:55:aa:55:00:02 >/dev/null
+    for t in $TYPES; do
+        # shellcheck disable=SC2086
+        ovs-vsctl add-port br-int "tun-$t" -- set interface "tun-$t" \
+            ${TUN_OPTS[$t]} options:remote_ip=192.0.2.2 \
+            ofport_request="${TUN_PORT[$t]}"
+    done
+    # ovs-router learns 192.0.2.0/24 from the kernel.
+    for i in $(seq 50); do
+        ovs-appctl ovs/route/show | grep -q '192.0.2.0/24 dev br-phy' && break
+        sleep 0.1
+    done
+}
+
+N_RX=0
+# measure BUILD-NAME SCENARIO FLOWS SIZE BRIDGE PCAP: replays PCAP into
+# BRIDGE's port 1 (with the scenario's flows already in place) and appends
+# IPTUN_BENCH_REPEAT measurements to results.csv.
+measure () {
+    local build=$1 scen=$2 flows=$3 size=$4 br=$5 pcap=$6
+    local r out rx kpps cyc passes tx upcalls
+    N_RX=$((N_RX + 1))
+    add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
+    sleep "$WARM"
+    for r in $(seq "$REPEAT"); do
+        ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+        sleep "$T"
+        out=$(ovs-appctl dpif-netdev/pmd-perf-show)
+        read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
+        passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
+        upcalls=$(echo "$out" | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p')
+        tx=$(echo "$out" | sed -n 's/^ *Tx packets: *\([0-9]*\).*/\1/p')
+        if test -z "$cyc" || test "${rx:-0}" = 0; then
+            echo "bench: $build $scen $flows $size: no packets received" >&2
+            echo "$out" >&2
+            exit 1
+        fi
+        # Every received packet must leave (a few in flight at the ends).
+        if test $((tx * 100)) -lt $((rx * 99)); then
+            echo "bench: $build $scen $flows $size: $rx packets in, $tx out" >&2
+            ovs-appctl dpctl/dump-flows >&2
+            exit 1
+        fi
+        echo "$build,$scen,$flows,$size,$r,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx" \
+            >> "$W/results.csv"
+    done
+    printf 'bench: %-5s %-15s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
+        "$build" "$scen" "$flows" "$size" "$cyc" "$kpps"
+    {
+        echo "== $build $scen $flows flows, $size B"
+        ovs-appctl dpctl/dump-flows
+    } >> "$W/megaflows.txt"
+    ovs-vsctl del-port "$br" rx
+}
+
+set_flows () {
+    ovs-ofctl del-flows br-int
+    ovs-appctl revalidator/purge >/dev/null
+    if test -n "$1"; then ovs-ofctl add-flow br-int "$1"; fi
+    if test -n "${2:-}"; then
+        ovs-ofctl del-flows br-phy
+        ovs-ofctl add-flow br-phy "$2"
+    fi
+}
+
+run_plain () {
+    local f s
+    set_flows "in_port=1,ip,actions=dec_ttl,output:2"
+    for f in $FLOWS; do
+        for s in $SIZES; do
+            measure "$1" plain "$f" "$s" br-int "$W/frames/$f-$s/inner.pcap"
+        done
+    done
+}
+
+run_tunnels () {
+    local t f s p
+    for t in $TYPES; do
+        p=${TUN_PORT[$t]}
+        set_flows "in_port=1,ip,actions=dec_ttl,output:$p" \
+                  "in_port=LOCAL,actions=output:2"
+        for f in $FLOWS; do
+            for s in $SIZES; do
+                measure ours "encap-$t" "$f" "$s" br-int \
+                    "$W/frames/$f-$s/inner.pcap"
+            done
+        done
+        set_flows "in_port=$p,ip,actions=dec_ttl,output:2" \
+                  "in_port=1,actions=LOCAL"
+        for f in $FLOWS; do
+            for s in $SIZES; do
+                measure ours "decap-$t" "$f" "$s" br-phy \
+                    "$W/frames/$f-$s/$t.pcap"
+            done
+        done
+    done
+}
+
+PATH_ORIG=$PATH
+trap 'ovs_stop' EXIT
+rounds=1
+if test "$BASELINE" = yes; then
+    rounds=$REPEAT
+    REPEAT=1
+fi
+# The plain scenarios alternate between our build and the stock build,
+# one measurement each per round, so that drift hits both alike.
+for round in $(seq $rounds); do
+    ovs_start "$OVS_DIR/dpdk-build" ours
+    run_plain ours
+    if test "$round" = 1; then
+        REPEAT_SAVED=$REPEAT
+        REPEAT=${IPTUN_BENCH_REPEAT:-3}
+        tunnels_up
+        run_tunnels
+        REPEAT=$REPEAT_SAVED
+    fi
+    ovs_stop
+    if test "$BASELINE" = yes; then
+        ovs_start "$OVS_DIR/stock-build" stock
+        run_plain stock
+        ovs_stop
+    fi
+done
