@@ -33,7 +33,9 @@
 # Environment: IPTUN_BENCH_TIME (s, default 3), IPTUN_BENCH_REPEAT
 # (default 3), IPTUN_BENCH_WARMUP (s, default 2), IPTUN_BENCH_FLOWS
 # (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
-# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no).
+# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no),
+# IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
+# scenario into $OVS_DIR/bench/perf-*.txt).
 # Needs root (network namespace, tap device).
 #
 # With the argument "build", only builds $OVS_DIR/dpdk-build (for "make
@@ -225,6 +227,15 @@ measure () {
     done
     printf 'bench: %-5s %-15s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
         "$build" "$scen" "$flows" "$size" "$cyc" "$kpps"
+    if test "${IPTUN_BENCH_PERF:-no}" = yes; then
+        # Where the PMD's cycles go: a 2-second profile of CPU 1.
+        perf record -q -e cpu-clock -C 1 -o "$W/perf.data" -- sleep 2 \
+            2>/dev/null
+        perf report -q -i "$W/perf.data" --stdio --sort symbol \
+            --percent-limit 0.5 2>/dev/null \
+            > "$W/perf-$build-$scen-$flows-$size.txt"
+        rm -f "$W/perf.data"
+    fi
     {
         echo "== $build $scen $flows flows, $size B"
         ovs-appctl dpctl/dump-flows
