@@ -4,7 +4,9 @@
 #   ovs-iptun-bench-report.py RESULTS.CSV MEGAFLOWS.TXT [PLOT.PNG]
 #
 # RESULTS.CSV has one line per measurement (utilities/ovs-iptun-bench.sh):
-#   build,scenario,flows,size,repeat,cycles_per_pkt,kpps,passes,upcalls,rx,tx
+#   build,scenario,flows,size,round,cycles_per_pkt,kpps,passes,upcalls,rx,tx
+# where build is "ours" (all scenarios) or, for the baseline rounds,
+# "ours-base" and "stock-base" (plain forwarding only).
 # Prints the median cycles/packet and Mpps per scenario, the ratios the
 # issue sets targets for (with "met" or "MISSED"), the outer megaflow counts
 # of the 10,000-flow scenarios, and draws the cycles/packet chart with
@@ -30,9 +32,11 @@ def load(path):
                 (float(cyc), float(kpps), float(passes or 0)))
     med = {}
     for key, vals in runs.items():
-        med[key] = (statistics.median(v[0] for v in vals),
+        cyc = [v[0] for v in vals]
+        med[key] = (statistics.median(cyc),
                     statistics.median(v[1] for v in vals),
-                    statistics.median(v[2] for v in vals), len(vals))
+                    statistics.median(v[2] for v in vals), len(vals),
+                    (max(cyc) - min(cyc)) / statistics.median(cyc))
     return med
 
 
@@ -70,16 +74,24 @@ def main():
         "%20s" % ("%d flows %d B" % c) for c in combos)
     print(hdr)
     rows = [("ours", s) for s in scens]
-    if any(k[0] == "stock" for k in med):
-        rows.insert(1, ("stock", "plain"))
+    if any(k[0] == "stock-base" for k in med):
+        rows[1:1] = [("ours-base", "plain"), ("stock-base", "plain")]
     for b, s in rows:
         cells = []
         for c in combos:
             v = med.get((b, s) + c)
             cells.append("%20s" % ("%.0f  %.2f" % (v[0], v[1] / 1000)
                                    if v else "-"))
-        name = s if b == "ours" else "plain (stock)"
+        name = {"ours": s, "ours-base": "plain (baseline)",
+                "stock-base": "plain (stock)"}[b]
         print("%-16s" % name + "".join(cells))
+
+    spreads = sorted(v[4] for v in med.values() if v[3] > 1)
+    if spreads:
+        print("spread of a scenario's rounds, (max - min) / median: "
+              "median %.0f %%, largest %.0f %% (%d rounds)"
+              % (100 * statistics.median(spreads), 100 * spreads[-1],
+                 max(v[3] for v in med.values())))
 
     print()
     print("ratios of medians (target)")
@@ -100,26 +112,28 @@ def main():
         checks.append(("decap-%s / plain" % t, "decap-" + t, "plain",
                        "ours", 1.50 if t in ("ipip", "fou", "fou-csum")
                        else None))
-    checks.append(("plain ours / stock", "plain", "plain", "stock", None))
+    checks.append(("plain ours / stock", "plain", "plain", "stock-base",
+                   None))
     print("%-28s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
                                       for c in combos) + "   target")
     missed = 0
     for name, a, b, bbuild, limit in checks:
         cells, ok = [], True
         for c in combos:
-            x, y = get(a, c), get(b, c, bbuild)
+            x = get(a, c, "ours-base" if bbuild == "stock-base" else "ours")
+            y = get(b, c, bbuild)
             if x is None or y is None:
                 cells.append("%20s" % "-")
                 continue
             r = x / y
             if limit is not None and r > limit:
                 ok = False
-            if bbuild == "stock" and abs(r - 1) > 0.02:
+            if bbuild == "stock-base" and abs(r - 1) > 0.02:
                 ok = False
             cells.append("%20.3f" % r)
         if all(c.strip() == "-" for c in cells):
             continue
-        if bbuild == "stock":
+        if bbuild == "stock-base":
             target = "within 0.98-1.02"
         elif limit is not None:
             target = "<= %.2f" % limit
@@ -135,12 +149,14 @@ def main():
     print("outer megaflows with the most inner flows (target <= 2)")
     for key in sorted(mf):
         b, s, flows, size = key
-        if flows == max(c[0] for c in combos) and s != "plain":
+        if (b == "ours" and flows == max(c[0] for c in combos)
+                and s != "plain"):
             print("  %-16s %5d flows %3d B: %d outer (%d datapath flows)"
                   % (s, flows, size, mf[key][1], mf[key][0]))
 
     if len(sys.argv) > 3:
-        plot(sys.argv[3], med, scens, combos, "stock" in {k[0] for k in med})
+        plot(sys.argv[3], med, scens, combos,
+             "stock-base" in {k[0] for k in med})
         print()
         print("chart: %s" % sys.argv[3])
     print()
@@ -150,11 +166,12 @@ def main():
 def plot(png, med, scens, combos, stock):
     names = [("ours", s) for s in scens]
     if stock:
-        names.insert(1, ("stock", "plain"))
+        names[1:1] = [("ours-base", "plain"), ("stock-base", "plain")]
     with tempfile.NamedTemporaryFile("w", suffix=".dat",
                                      delete=False) as f:
         for b, s in names:
-            label = s if b == "ours" else "plain-stock"
+            label = {"ours": s, "ours-base": "plain-baseline",
+                     "stock-base": "plain-stock"}[b]
             vals = [med.get((b, s) + c) for c in combos]
             f.write('"%s" %s\n' % (label, " ".join(
                 "%.1f" % v[0] if v else "NaN" for v in vals)))

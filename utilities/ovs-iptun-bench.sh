@@ -20,18 +20,21 @@
 # (packet_type=legacy_l3), vxlan, geneve.  The stock build runs the plain
 # scenarios too, alternating with ours, for the baseline.
 #
-# Each scenario warms up, then measures IPTUN_BENCH_REPEAT times for
-# IPTUN_BENCH_TIME seconds: cycles/packet and packets/s of the PMD
-# ("dpif-netdev/pmd-perf-show", pmd-perf-metrics=true; busy cycles over
-# received packets), datapath passes per packet, upcalls, and transmitted
-# packets (a scenario whose packets do not all come out fails the bench).
+# IPTUN_BENCH_REPEAT rounds run every scenario once each, in an order that
+# puts the scenarios compared with each other next to each other.  A
+# measurement warms up, then reads, over IPTUN_BENCH_TIME seconds: cycles
+# per packet and packets/s of the PMD ("dpif-netdev/pmd-perf-show",
+# pmd-perf-metrics=true; busy cycles over received packets), datapath
+# passes per packet, upcalls, and transmitted packets (a scenario whose
+# packets do not all come out fails the bench).  The baseline rounds
+# alternate between our build and the stock build, each with br-int alone.
 # Writes $OVS_DIR/bench/results.csv (one line per measurement) and
 # $OVS_DIR/bench/megaflows.txt, then prints the report
 # (utilities/ovs-iptun-bench-report.py: medians, ratios, targets) and draws
 # $OVS_DIR/bench/cycles.png.
 #
-# Environment: IPTUN_BENCH_TIME (s, default 3), IPTUN_BENCH_REPEAT
-# (default 3), IPTUN_BENCH_WARMUP (s, default 2), IPTUN_BENCH_FLOWS
+# Environment: IPTUN_BENCH_TIME (s, default 2), IPTUN_BENCH_REPEAT
+# (rounds, default 3), IPTUN_BENCH_WARMUP (s, default 1), IPTUN_BENCH_FLOWS
 # (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
 # IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no),
 # IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
@@ -46,9 +49,9 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 MAKE=${MAKE:-make}
 W=$OVS_DIR/bench
-T=${IPTUN_BENCH_TIME:-3}
+T=${IPTUN_BENCH_TIME:-2}
 REPEAT=${IPTUN_BENCH_REPEAT:-3}
-WARM=${IPTUN_BENCH_WARMUP:-2}
+WARM=${IPTUN_BENCH_WARMUP:-1}
 FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
 SIZES=${IPTUN_BENCH_SIZES:-64 512}
 TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve}
@@ -104,7 +107,9 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
         net.ipv6.conf.default.disable_ipv6=1
     trap 'ip netns del $NS 2>/dev/null || true' EXIT
     rm -f "$W/results.csv" "$W/megaflows.txt"
-    IPTUN_BENCH_IN_NS=yes ip netns exec $NS bash "$0" "$@"
+    # Everything but the PMD thread (pinned to CPU 1 by pmd-cpu-mask) stays
+    # on CPU 0, so that no other thread steals cycles that the PMD counts.
+    IPTUN_BENCH_IN_NS=yes ip netns exec $NS taskset -c 0 bash "$0" "$@"
     $PY "$here/ovs-iptun-bench-report.py" "$W/results.csv" \
         "$W/megaflows.txt" "$W/cycles.png"
     exit 0
@@ -194,121 +199,130 @@ tunnels_up () {
 }
 
 N_RX=0
-# measure BUILD-NAME SCENARIO FLOWS SIZE BRIDGE PCAP: replays PCAP into
-# BRIDGE's port 1 (with the scenario's flows already in place) and appends
-# IPTUN_BENCH_REPEAT measurements to results.csv.
+# measure BUILD-NAME SCENARIO FLOWS SIZE BRIDGE PCAP ROUND: replays PCAP into
+# BRIDGE's port 1 (with the scenario's flows already in place), warms up,
+# and appends one measurement to results.csv.
 measure () {
-    local build=$1 scen=$2 flows=$3 size=$4 br=$5 pcap=$6
-    local r out rx kpps cyc passes tx upcalls
+    local build=$1 scen=$2 flows=$3 size=$4 br=$5 pcap=$6 round=$7
+    local out rx kpps cyc passes tx upcalls
     N_RX=$((N_RX + 1))
     add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
     sleep "$WARM"
-    for r in $(seq "$REPEAT"); do
-        ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
-        sleep "$T"
-        out=$(ovs-appctl dpif-netdev/pmd-perf-show)
-        read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
-        passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
-        upcalls=$(echo "$out" | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p')
-        tx=$(echo "$out" | sed -n 's/^ *Tx packets: *\([0-9]*\).*/\1/p')
-        if test -z "$cyc" || test "${rx:-0}" = 0; then
-            echo "bench: $build $scen $flows $size: no packets received" >&2
-            echo "$out" >&2
-            exit 1
-        fi
-        # Every received packet must leave (a few in flight at the ends).
-        if test $((tx * 100)) -lt $((rx * 99)); then
-            echo "bench: $build $scen $flows $size: $rx packets in, $tx out" >&2
-            ovs-appctl dpctl/dump-flows >&2
-            exit 1
-        fi
-        echo "$build,$scen,$flows,$size,$r,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx" \
-            >> "$W/results.csv"
-    done
-    printf 'bench: %-5s %-15s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
-        "$build" "$scen" "$flows" "$size" "$cyc" "$kpps"
-    if test "${IPTUN_BENCH_PERF:-no}" = yes; then
-        # Where the PMD's cycles go: a 2-second profile of CPU 1.
-        perf record -q -e cpu-clock -C 1 -o "$W/perf.data" -- sleep 2 \
-            2>/dev/null
-        perf report -q -i "$W/perf.data" --stdio --sort symbol \
-            --percent-limit 0.5 2>/dev/null \
-            > "$W/perf-$build-$scen-$flows-$size.txt"
-        rm -f "$W/perf.data"
+    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+    sleep "$T"
+    out=$(ovs-appctl dpif-netdev/pmd-perf-show)
+    read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
+    passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
+    upcalls=$(echo "$out" | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p')
+    tx=$(echo "$out" | sed -n 's/^ *Tx packets: *\([0-9]*\).*/\1/p')
+    if test -z "$cyc" || test "${rx:-0}" = 0; then
+        echo "bench: $build $scen $flows $size: no packets received" >&2
+        echo "$out" >&2
+        exit 1
     fi
-    {
-        echo "== $build $scen $flows flows, $size B"
-        ovs-appctl dpctl/dump-flows
-    } >> "$W/megaflows.txt"
+    # Every received packet must leave (a few in flight at the ends).
+    if test $((tx * 100)) -lt $((rx * 99)); then
+        echo "bench: $build $scen $flows $size: $rx packets in, $tx out" >&2
+        ovs-appctl dpctl/dump-flows >&2
+        exit 1
+    fi
+    echo "$build,$scen,$flows,$size,$round,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx" \
+        >> "$W/results.csv"
+    printf 'bench: %-5s round %s %-15s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
+        "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps"
+    if test "$round" = 1; then
+        if test "${IPTUN_BENCH_PERF:-no}" = yes; then
+            # Where the PMD's cycles go: a 2-second profile of CPU 1.
+            perf record -q -e cpu-clock ${IPTUN_BENCH_PERF_ARGS:-} -C 1 \
+                -o "$W/perf.data" -- sleep 2 2>/dev/null
+            perf report -q -i "$W/perf.data" --stdio --sort symbol \
+                ${IPTUN_BENCH_PERF_REPORT_ARGS:-} --percent-limit 0.5 \
+                2>/dev/null > "$W/perf-$build-$scen-$flows-$size.txt"
+            rm -f "$W/perf.data"
+        fi
+        {
+            echo "== $build $scen $flows flows, $size B"
+            ovs-appctl dpctl/dump-flows
+        } >> "$W/megaflows.txt"
+    fi
     ovs-vsctl del-port "$br" rx
 }
 
+# set_flows BR-INT-FLOW [BR-PHY-FLOW]
 set_flows () {
     ovs-ofctl del-flows br-int
-    ovs-appctl revalidator/purge >/dev/null
-    if test -n "$1"; then ovs-ofctl add-flow br-int "$1"; fi
+    ovs-ofctl add-flow br-int "$1"
     if test -n "${2:-}"; then
         ovs-ofctl del-flows br-phy
         ovs-ofctl add-flow br-phy "$2"
     fi
+    ovs-appctl revalidator/purge >/dev/null
 }
 
-run_plain () {
-    local f s
-    set_flows "in_port=1,ip,actions=dec_ttl,output:2"
-    for f in $FLOWS; do
-        for s in $SIZES; do
-            measure "$1" plain "$f" "$s" br-int "$W/frames/$f-$s/inner.pcap"
-        done
-    done
-}
-
-run_tunnels () {
-    local t f s p
-    for t in $TYPES; do
+# scenario BUILD-NAME SCENARIO FLOWS SIZE ROUND
+scenario () {
+    local t=${2#*-} p frames=$W/frames/$3-$4
+    case $2 in
+    plain)
+        set_flows "in_port=1,ip,actions=dec_ttl,output:2"
+        measure "$1" "$2" "$3" "$4" br-int "$frames/inner.pcap" "$5"
+        ;;
+    encap-*)
         p=${TUN_PORT[$t]}
         set_flows "in_port=1,ip,actions=dec_ttl,output:$p" \
                   "in_port=LOCAL,actions=output:2"
-        for f in $FLOWS; do
-            for s in $SIZES; do
-                measure ours "encap-$t" "$f" "$s" br-int \
-                    "$W/frames/$f-$s/inner.pcap"
-            done
-        done
+        measure "$1" "$2" "$3" "$4" br-int "$frames/inner.pcap" "$5"
+        ;;
+    decap-*)
+        p=${TUN_PORT[$t]}
         set_flows "in_port=$p,ip,actions=dec_ttl,output:2" \
                   "in_port=1,actions=LOCAL"
-        for f in $FLOWS; do
-            for s in $SIZES; do
-                measure ours "decap-$t" "$f" "$s" br-phy \
-                    "$W/frames/$f-$s/$t.pcap"
-            done
-        done
-    done
+        measure "$1" "$2" "$3" "$4" br-phy "$frames/$t.pcap" "$5"
+        ;;
+    esac
 }
 
 PATH_ORIG=$PATH
 trap 'ovs_stop' EXIT
-rounds=1
-if test "$BASELINE" = yes; then
-    rounds=$REPEAT
-    REPEAT=1
-fi
-# The plain scenarios alternate between our build and the stock build,
-# one measurement each per round, so that drift hits both alike.
-for round in $(seq $rounds); do
-    ovs_start "$OVS_DIR/dpdk-build" ours
-    run_plain ours
-    if test "$round" = 1; then
-        REPEAT_SAVED=$REPEAT
-        REPEAT=${IPTUN_BENCH_REPEAT:-3}
-        tunnels_up
-        run_tunnels
-        REPEAT=$REPEAT_SAVED
-    fi
-    ovs_stop
-    if test "$BASELINE" = yes; then
-        ovs_start "$OVS_DIR/stock-build" stock
-        run_plain stock
-        ovs_stop
-    fi
+
+# Every scenario once per round, IPTUN_BENCH_REPEAT rounds, the scenarios
+# that are compared with each other next to each other: the machine's speed
+# drifts over minutes (shared hosts), and this way drift hits all alike.
+SCENARIOS=plain
+for d in encap decap; do
+    for t in $TYPES; do
+        SCENARIOS="$SCENARIOS $d-$t"
+    done
 done
+ovs_start "$OVS_DIR/dpdk-build" ours
+tunnels_up
+for round in $(seq "$REPEAT"); do
+    for f in $FLOWS; do
+        for s in $SIZES; do
+            for sc in $SCENARIOS; do
+                scenario ours "$sc" "$f" "$s" "$round"
+            done
+        done
+    done
+done
+ovs_stop
+
+# The baseline: the plain scenarios alternate between our build and the
+# stock build (each with br-int alone), one round each at a time.
+if test "$BASELINE" = yes; then
+    for round in $(seq "$REPEAT"); do
+        for b in ours stock; do
+            if test $b = ours; then
+                ovs_start "$OVS_DIR/dpdk-build" ours-baseline
+            else
+                ovs_start "$OVS_DIR/stock-build" stock
+            fi
+            for f in $FLOWS; do
+                for s in $SIZES; do
+                    scenario "$b-base" plain "$f" "$s" "$round"
+                done
+            done
+            ovs_stop
+        done
+    done
+fi
