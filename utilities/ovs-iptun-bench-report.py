@@ -36,7 +36,8 @@ def load(path):
         med[key] = (statistics.median(cyc),
                     statistics.median(v[1] for v in vals),
                     statistics.median(v[2] for v in vals), len(vals),
-                    (max(cyc) - min(cyc)) / statistics.median(cyc))
+                    (max(cyc) - min(cyc)) / statistics.median(cyc),
+                    min(cyc))
     return med
 
 
@@ -65,27 +66,33 @@ def main():
                          for t in TYPES]
     scens = [s for s in scens if any(("ours", s) + c in med for c in combos)]
 
-    def get(scen, c, build="ours"):
+    def get(scen, c, build="ours", stat=0):
         v = med.get((build, scen) + c)
-        return v[0] if v else None
+        return v[stat] if v else None
 
-    print("cycles/packet (median) and Mpps, one PMD thread")
-    hdr = "%-16s" % "scenario" + "".join(
-        "%20s" % ("%d flows %d B" % c) for c in combos)
-    print(hdr)
     rows = [("ours", s) for s in scens]
     if any(k[0] == "stock-base" for k in med):
         rows[1:1] = [("ours-base", "plain"), ("stock-base", "plain")]
-    for b, s in rows:
-        cells = []
-        for c in combos:
-            v = med.get((b, s) + c)
-            cells.append("%20s" % ("%.0f  %.2f" % (v[0], v[1] / 1000)
-                                   if v else "-"))
-        name = {"ours": s, "ours-base": "plain (baseline)",
-                "stock-base": "plain (stock)"}[b]
-        print("%-16s" % name + "".join(cells))
-
+    for title, stat in (("cycles/packet (median) and Mpps, one PMD thread",
+                         0),
+                        ("cycles/packet, the lowest of the rounds", 5)):
+        print(title)
+        print("%-16s" % "scenario" + "".join(
+            "%20s" % ("%d flows %d B" % c) for c in combos))
+        for b, s in rows:
+            cells = []
+            for c in combos:
+                v = med.get((b, s) + c)
+                if not v:
+                    cells.append("%20s" % "-")
+                elif stat == 0:
+                    cells.append("%20s" % ("%.0f  %.2f" % (v[0], v[1] / 1000)))
+                else:
+                    cells.append("%20.0f" % v[stat])
+            name = {"ours": s, "ours-base": "plain (baseline)",
+                    "stock-base": "plain (stock)"}[b]
+            print("%-16s" % name + "".join(cells))
+        print()
     spreads = sorted(v[4] for v in med.values() if v[3] > 1)
     if spreads:
         print("spread of a scenario's rounds, (max - min) / median: "
@@ -93,8 +100,6 @@ def main():
               % (100 * statistics.median(spreads), 100 * spreads[-1],
                  max(v[3] for v in med.values())))
 
-    print()
-    print("ratios of medians (target)")
     checks = []
     for t, ref, enc_max, dec_max in (("ipip", "gre", 1.00, 0.90),
                                      ("fou", "vxlan", 1.00, 0.90)):
@@ -114,14 +119,44 @@ def main():
                        else None))
     checks.append(("plain ours / stock", "plain", "plain", "stock-base",
                    None))
-    print("%-28s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
-                                      for c in combos) + "   target")
+    missed = 0
+    for title, stat in (("ratios of medians (target)", 0),
+                        ("ratios of the lowest values (target)", 5)):
+        print()
+        print(title)
+        print("%-28s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
+                                          for c in combos) + "   target")
+        n = ratio_table(checks, combos, get, stat)
+        if stat == 0:
+            missed = n
+
+    print()
+    print("outer megaflows with the most inner flows (target <= 2)")
+    for key in sorted(mf):
+        b, s, flows, size = key
+        if (b == "ours" and flows == max(c[0] for c in combos)
+                and s != "plain"):
+            print("  %-16s %5d flows %3d B: %d outer (%d datapath flows)"
+                  % (s, flows, size, mf[key][1], mf[key][0]))
+
+    if len(sys.argv) > 3:
+        plot(sys.argv[3], med, scens, combos,
+             "stock-base" in {k[0] for k in med})
+        print()
+        print("chart: %s" % sys.argv[3])
+    print()
+    print("%d target(s) missed (ratios of medians)" % missed)
+
+
+def ratio_table(checks, combos, get, stat):
+    """Prints one ratio table; returns the number of targets missed."""
     missed = 0
     for name, a, b, bbuild, limit in checks:
         cells, ok = [], True
         for c in combos:
-            x = get(a, c, "ours-base" if bbuild == "stock-base" else "ours")
-            y = get(b, c, bbuild)
+            x = get(a, c, "ours-base" if bbuild == "stock-base" else "ours",
+                    stat)
+            y = get(b, c, bbuild, stat)
             if x is None or y is None:
                 cells.append("%20s" % "-")
                 continue
@@ -144,24 +179,7 @@ def main():
         if verdict == "  MISSED":
             missed += 1
         print("%-28s" % name + "".join(cells) + "   " + target + verdict)
-
-    print()
-    print("outer megaflows with the most inner flows (target <= 2)")
-    for key in sorted(mf):
-        b, s, flows, size = key
-        if (b == "ours" and flows == max(c[0] for c in combos)
-                and s != "plain"):
-            print("  %-16s %5d flows %3d B: %d outer (%d datapath flows)"
-                  % (s, flows, size, mf[key][1], mf[key][0]))
-
-    if len(sys.argv) > 3:
-        plot(sys.argv[3], med, scens, combos,
-             "stock-base" in {k[0] for k in med})
-        print()
-        print("chart: %s" % sys.argv[3])
-    print()
-    print("%d target(s) missed" % missed)
-
+    return missed
 
 def plot(png, med, scens, combos, stock):
     names = [("ours", s) for s in scens]
