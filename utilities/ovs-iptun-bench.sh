@@ -47,7 +47,6 @@
 set -eu
 : "${OVS_SRCDIR:?}" "${OVS_DIR:?}"
 here=$(cd "$(dirname "$0")" && pwd)
-MAKE=${MAKE:-make}
 W=$OVS_DIR/bench
 T=${IPTUN_BENCH_TIME:-2}
 REPEAT=${IPTUN_BENCH_REPEAT:-3}
@@ -134,7 +133,6 @@ ovs_stop () {
 # sink port (OpenFlow port 2).
 ovs_start () {
     local b=$1
-    BUILD=$b
     RUN=$W/run-$2
     rm -rf "$RUN"
     mkdir -p "$RUN"
@@ -192,7 +190,7 @@ tunnels_up () {
             ofport_request="${TUN_PORT[$t]}"
     done
     # ovs-router learns 192.0.2.0/24 from the kernel.
-    for i in $(seq 50); do
+    for _ in $(seq 50); do
         ovs-appctl ovs/route/show | grep -q '192.0.2.0/24 dev br-phy' && break
         sleep 0.1
     done
@@ -286,8 +284,9 @@ PATH_ORIG=$PATH
 trap 'ovs_stop' EXIT
 
 # Every scenario once per round, IPTUN_BENCH_REPEAT rounds, the scenarios
-# that are compared with each other next to each other: the machine's speed
-# drifts over minutes (shared hosts), and this way drift hits all alike.
+# that are compared with each other next to each other, so that slow drift
+# in the machine's speed (shared hosts) hits them alike.  Faster noise is not
+# cancelled this way: the report gives the lowest value beside the median.
 SCENARIOS=plain
 for d in encap decap; do
     for t in $TYPES; do
