@@ -1,6 +1,8 @@
 # ovs-iptun: files added to libopenvswitch.  Included from lib/automake.mk
 # by patches/0001-build-*.patch.
 lib_libopenvswitch_la_SOURCES += \
+	lib/dpif-netdev-iptun-term.c \
+	lib/dpif-netdev-iptun-term.h \
 	lib/netdev-iptun-config.c \
 	lib/netdev-native-iptun.c \
 	lib/netdev-native-iptun.h
