@@ -46,8 +46,6 @@ static bool term_enabled OVS_GUARDED_BY(term_mutex) = true;
 static unsigned int term_ipip_ports OVS_GUARDED_BY(term_mutex);
 static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
 
-#define TERM_MASK (IPTUN_TERM_CACHE_ENTRIES - 1)
-#define TERM_KEY_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
 
 /* Publishes the candidate set for UDP port 'port' (host order). */
 static void
@@ -116,6 +114,12 @@ iptun_term_set_config(const struct smap *other_config)
 }
 
 void
+iptun_term_count_hits(unsigned int n)
+{
+    COVERAGE_ADD(iptun_term_hit, n);
+}
+
+void
 iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
@@ -148,141 +152,7 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     if (e->flow && e->flow->dead) {
         term_entry_clear(e);
     }
-    cache->sweep_idx = (cache->sweep_idx + 1) & TERM_MASK;
-}
-
-/* The outer headers as miniflow_extract() would see them.  Fills 'key'
- * (with the UDP source port, which the caller clears when the flow does not
- * match it) and returns the Ethernet padding, or returns -1 if the packet is
- * not one the cache handles: not Ethernet + IPv4 without options, a
- * fragment, lengths that miniflow_extract() would not accept in full, or not
- * ipip/fou. */
-static int
-term_parse(const struct dp_packet *packet, odp_port_t in_port,
-           struct iptun_term_key *key)
-{
-    const uint8_t *data = dp_packet_data(packet);
-    const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
-    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
-    uint16_t tot_len = ntohs(ip->ip_tot_len);
-    uint32_t ports = 0;
-    uint32_t macs_tail;
-
-    /* iptun_term_candidate() checked the size, the Ethernet type and the
-     * protocol. */
-    if (packet->packet_type != htonl(PT_ETH)
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)
-        || tot_len > l3_size || l3_size - tot_len > UINT16_MAX
-        || tot_len < IP_HEADER_LEN) {
-        return -1;
-    }
-    if (ip->ip_proto == IPPROTO_UDP) {
-        if (tot_len < IP_HEADER_LEN + UDP_HEADER_LEN) {
-            return -1;
-        }
-        memcpy(&ports, ip + 1, sizeof ports);
-    }
-
-    key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32)
-                | ((uint32_t) ip->ip_proto << 16)
-                | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
-    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
-    memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);   /* src, dst */
-    return l3_size - tot_len;
-}
-
-/* Clears the UDP source port in 'key' and marks it as cleared, so that a
- * packet from source port 0 never finds a flow that matches source port 0
- * through another packet's wildcarded key, or the reverse. */
-static void
-term_key_wildcard_udp_src(struct iptun_term_key *key)
-{
-    struct udp_header udp = { .udp_src = OVS_BE16_MAX };
-    uint32_t src_mask;
-
-    memcpy(&src_mask, &udp, sizeof src_mask);
-    key->w[2] &= ~(uint64_t) src_mask;
-    key->w[0] |= TERM_KEY_WILDCARDED;
-}
-
-static uint32_t
-term_hash(const struct iptun_term_key *key)
-{
-    return hash_uint64_basis(key->w[0] ^ key->w[3], key->w[1] ^ key->w[2]);
-}
-
-static bool
-term_key_equal(const struct iptun_term_key *a, const struct iptun_term_key *b)
-{
-    return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
-             | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3]));
-}
-
-/* True if 'flow' is alive and its actions are one tnl_pop: the only flows
- * for which skipping miniflow_extract() and the packet hash changes
- * nothing (the pop clears the hash anyway). */
-static bool
-term_flow_usable(const struct dp_netdev_flow *flow)
-{
-    const struct dp_netdev_actions *actions;
-
-    if (flow->dead) {
-        return false;
-    }
-    actions = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
-    return actions->size == NL_A_U32_SIZE
-           && nl_attr_type(actions->actions) == OVS_ACTION_ATTR_TUNNEL_POP;
-}
-
-static void
-term_set_offsets(struct dp_packet *packet, int l2_pad)
-{
-    dp_packet_reset_offsets(packet);
-    dp_packet_set_l2_pad_size(packet, l2_pad);
-    packet->l3_ofs = ETH_HEADER_LEN;
-    packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
-}
-
-/* Returns the flow for 'packet', a first-pass packet received on 'in_port'
- * for which iptun_term_candidate() is true, and sets the packet's layer
- * offsets as miniflow_extract() would, or returns NULL (offsets untouched)
- * if the cache has nothing for it. */
-struct dp_netdev_flow *
-iptun_term_cache_lookup(struct iptun_term_cache *cache,
-                        struct dp_packet *packet, odp_port_t in_port)
-{
-    struct iptun_term_entry *e;
-    struct iptun_term_key key;
-    int l2_pad;
-
-    l2_pad = term_parse(packet, in_port, &key);
-    if (l2_pad < 0) {
-        return NULL;
-    }
-
-    /* A fou flow that matches the UDP source port is cached with it, others
-     * without: try the exact key first, then the wildcarded one. */
-    e = &cache->entries[term_hash(&key) & TERM_MASK];
-    if (!e->flow || !term_key_equal(&e->key, &key)) {
-        if (((key.w[0] >> 16) & 0xff) != IPPROTO_UDP) {
-            return NULL;
-        }
-        term_key_wildcard_udp_src(&key);
-        e = &cache->entries[term_hash(&key) & TERM_MASK];
-        if (!e->flow || !term_key_equal(&e->key, &key)) {
-            return NULL;
-        }
-    }
-    if (OVS_UNLIKELY(!term_flow_usable(e->flow))) {
-        return NULL;
-    }
-
-    term_set_offsets(packet, l2_pad);
-    COVERAGE_INC(iptun_term_hit);
-    return e->flow;
+    cache->sweep_idx = (cache->sweep_idx + 1) & IPTUN_TERM_CACHE_MASK;
 }
 
 /* Remembers that 'flow', found by the normal lookup, is the flow of
@@ -300,17 +170,17 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     if (md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
         || md->ct_state || flow_tnl_dst_is_set(&md->tunnel)
         || !iptun_term_candidate(packet)
-        || term_parse(packet, md->in_port.odp_port, &key) < 0
-        || !term_flow_usable(flow)) {
+        || iptun_term_parse(packet, md->in_port.odp_port, &key) < 0
+        || !iptun_term_flow_usable(flow)) {
         return;
     }
     if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP
         && !MINIFLOW_GET_BE16(&flow->cr.mask->mf, tp_src)) {
-        term_key_wildcard_udp_src(&key);
+        iptun_term_key_wildcard_udp_src(&key);
     }
 
-    e = &cache->entries[term_hash(&key) & TERM_MASK];
-    if (e->flow == flow && term_key_equal(&e->key, &key)) {
+    e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
+    if (e->flow == flow && iptun_term_key_equal(&e->key, &key)) {
         return;
     }
     if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {

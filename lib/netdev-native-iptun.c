@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <string.h>
 
 #include "coverage.h"
 #include "csum.h"
@@ -87,6 +88,24 @@ iptun_metadata_init(struct pkt_metadata *md)
     md->orig_in_port = orig_in_port;
 }
 
+/* True if the 20-byte IPv4 header 'ip' has a correct checksum: its 16-bit
+ * one's complement sum is 0xffff.  (The sum of 32-bit words folded to 16
+ * bits is the same in either byte order.) */
+static inline bool
+iptun_ip_hdr_csum_ok(const struct ip_header *ip)
+{
+    uint32_t w[5];
+    uint64_t sum;
+
+    memcpy(w, ip, sizeof w);
+    sum = (uint64_t) w[0] + w[1] + w[2] + w[3] + w[4];
+    sum = (sum & 0xffffffff) + (sum >> 32);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    sum = (sum & 0xffff) + (sum >> 16);
+    return sum == 0xffff;
+}
+
 /* Checks the outer IPv4 header of received 'packet', records its addresses,
  * TOS and TTL in the packet's tunnel metadata, trims whatever follows the
  * outer datagram (Ethernet padding) and returns the outer header's payload,
@@ -102,6 +121,31 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
     void *l4;
 
     iptun_metadata_init(&packet->md);
+
+    /* The usual packet: a 20-byte header with a right checksum and a total
+     * length that fits the frame.  Anything else takes the general checks
+     * below (netdev_tnl_ip_extract_tnl_md()), which log why they drop. */
+    if (OVS_LIKELY(outer && packet->l4_ofs != UINT16_MAX
+                   && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION))) {
+        uint32_t l3_size = dp_packet_l3_size(packet);
+        uint16_t tot_len = ntohs(outer->ip_tot_len);
+
+        if (OVS_LIKELY(l3_size >= IP_HEADER_LEN
+                       && tot_len >= IP_HEADER_LEN && tot_len <= l3_size
+                       && (dp_packet_ip_checksum_valid(packet)
+                           || iptun_ip_hdr_csum_ok(outer)))) {
+            struct flow_tnl *tnl = &packet->md.tunnel;
+
+            tnl->ip_src = get_16aligned_be32(&outer->ip_src);
+            tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
+            tnl->ip_tos = outer->ip_tos;
+            tnl->ip_ttl = outer->ip_ttl;
+            *hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
+            *l4_len = tot_len - IP_HEADER_LEN;
+            dp_packet_set_size(packet, packet->l3_ofs + tot_len);
+            return (char *) outer + IP_HEADER_LEN;
+        }
+    }
 
     if (!outer || dp_packet_l3_size(packet) < IP_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "

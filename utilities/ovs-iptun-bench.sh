@@ -16,6 +16,8 @@
 #                 br-phy: in_port=LOCAL actions=output:sink
 #   decap-TYPE    br-phy: in_port=rx actions=LOCAL (terminates the tunnel)
 #                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
+#   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip
+#                 and fou only; IPTUN_BENCH_NOCACHE=no leaves them out)
 # for TYPE in ipip, fou, fou-csum (options:csum=true), gre
 # (packet_type=legacy_l3), vxlan, geneve.  The stock build runs the plain
 # scenarios too, alternating with ours, for the baseline.
@@ -55,6 +57,7 @@ FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
 SIZES=${IPTUN_BENCH_SIZES:-64 512}
 TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
+NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
 NS=ovs-iptun-bench
 PY=/usr/bin/python3
 
@@ -271,11 +274,16 @@ scenario () {
                   "in_port=LOCAL,actions=output:2"
         measure "$1" "$2" "$3" "$4" br-int "$frames/inner.pcap" "$5"
         ;;
-    decap-*)
+    decap-*|decapnc-*)
         p=${TUN_PORT[$t]}
         set_flows "in_port=$p,ip,actions=dec_ttl,output:2" \
                   "in_port=1,actions=LOCAL"
+        if test "${2%%-*}" = decapnc; then
+            # The same decapsulation without the tunnel termination cache.
+            ovs-vsctl set Open_vSwitch . other_config:iptun-term-cache=false
+        fi
         measure "$1" "$2" "$3" "$4" br-phy "$frames/$t.pcap" "$5"
+        ovs-vsctl remove Open_vSwitch . other_config iptun-term-cache
         ;;
     esac
 }
@@ -291,6 +299,10 @@ SCENARIOS=plain
 for d in encap decap; do
     for t in $TYPES; do
         SCENARIOS="$SCENARIOS $d-$t"
+        case $d-$t-$NOCACHE in
+        decap-ipip-yes|decap-fou-yes|decap-fou-csum-yes)
+            SCENARIOS="$SCENARIOS decapnc-$t" ;;
+        esac
     done
 done
 ovs_start "$OVS_DIR/dpdk-build" ours
