@@ -124,7 +124,7 @@ iptun_term_candidate(const struct dp_packet *packet)
  * ipip/fou. */
 static inline int
 iptun_term_parse(const struct dp_packet *packet, odp_port_t in_port,
-           struct iptun_term_key *key)
+                 struct iptun_term_key *key)
 {
     const uint8_t *data = dp_packet_data(packet);
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
@@ -184,7 +184,8 @@ iptun_term_hash(const struct iptun_term_key *key)
 }
 
 static inline bool
-iptun_term_key_equal(const struct iptun_term_key *a, const struct iptun_term_key *b)
+iptun_term_key_equal(const struct iptun_term_key *a,
+                     const struct iptun_term_key *b)
 {
     return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
              | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3]));
@@ -233,22 +234,24 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
     }
 
     /* A fou flow that matches the UDP source port is cached with it, others
-     * without: try the exact key first, then the wildcarded one. */
-    e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
-    if (!e->flow || !iptun_term_key_equal(&e->key, &key)) {
-        if (((key.w[0] >> 16) & 0xff) != IPPROTO_UDP) {
-            return NULL;
-        }
-        iptun_term_key_wildcard_udp_src(&key);
-        e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
-        if (!e->flow || !iptun_term_key_equal(&e->key, &key)) {
-            return NULL;
+     * (the usual case) without: try the wildcarded key first. */
+    if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP) {
+        struct iptun_term_key wild = key;
+
+        iptun_term_key_wildcard_udp_src(&wild);
+        e = &cache->entries[iptun_term_hash(&wild) & IPTUN_TERM_CACHE_MASK];
+        if (e->flow && iptun_term_key_equal(&e->key, &wild)
+            && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
+            goto found;
         }
     }
-    if (OVS_UNLIKELY(!iptun_term_flow_usable(e->flow))) {
+    e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
+    if (!e->flow || !iptun_term_key_equal(&e->key, &key)
+        || OVS_UNLIKELY(!iptun_term_flow_usable(e->flow))) {
         return NULL;
     }
 
+found:
     iptun_term_set_offsets(packet, l2_pad);
     return e->flow;
 }
