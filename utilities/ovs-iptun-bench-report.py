@@ -207,6 +207,7 @@ def plot(png, med, scens, combos, stock):
         for i, c in enumerate(combos))
     script = """
 set terminal pngcairo size 1400,600
+set rmargin 8
 set output '%s'
 set style data histograms
 set style histogram clustered gap 1
