@@ -35,9 +35,12 @@ VLOG_DEFINE_THIS_MODULE(dpif_netdev_iptun_term);
 
 COVERAGE_DEFINE(iptun_term_hit);
 COVERAGE_DEFINE(iptun_term_insert);
+COVERAGE_DEFINE(iptun_term_inner_hit);
+COVERAGE_DEFINE(iptun_term_inner_insert);
 
 atomic_bool iptun_term_ipip_on;
 atomic_uint64_t iptun_term_udp_ports[65536 / 64];
+atomic_uint64_t iptun_term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
 
 /* Control side: how many ipip ports and fou ports per UDP destination port
  * exist, and whether the cache is enabled. */
@@ -45,6 +48,8 @@ static struct ovs_mutex term_mutex = OVS_MUTEX_INITIALIZER;
 static bool term_enabled OVS_GUARDED_BY(term_mutex) = true;
 static unsigned int term_ipip_ports OVS_GUARDED_BY(term_mutex);
 static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
+static bool term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS]
+    OVS_GUARDED_BY(term_mutex);
 
 
 /* Publishes the candidate set for UDP port 'port' (host order). */
@@ -60,6 +65,19 @@ term_publish_udp(uint16_t port)
     atomic_store_relaxed(&iptun_term_udp_ports[port / 64], bits);
 }
 
+/* Publishes whether datapath port 'port' is an ipip or fou port. */
+static void
+term_publish_odp(uint32_t port)
+    OVS_REQUIRES(term_mutex)
+{
+    uint64_t bit = UINT64_C(1) << (port % 64);
+    uint64_t bits;
+
+    atomic_read_relaxed(&iptun_term_odp_ports[port / 64], &bits);
+    bits = term_enabled && term_odp_ports[port] ? bits | bit : bits & ~bit;
+    atomic_store_relaxed(&iptun_term_odp_ports[port / 64], bits);
+}
+
 static void
 term_publish_all(void)
     OVS_REQUIRES(term_mutex)
@@ -69,14 +87,26 @@ term_publish_all(void)
     for (int port = 0; port < 65536; port++) {
         term_publish_udp(port);
     }
+    for (int port = 0; port < IPTUN_TERM_MAX_ODP_PORTS; port++) {
+        term_publish_odp(port);
+    }
 }
 
 /* Called by tnl-ports when the userspace datapath starts ('add') or stops
- * terminating tunnel port type 'type' on UDP port 'tp_port'. */
+ * terminating tunnel port type 'type', datapath port 'odp_port', on UDP port
+ * 'tp_port'. */
 void
-iptun_term_port_ref(const char *type, ovs_be16 tp_port, bool add)
+iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
+                    bool add)
 {
+    bool iptun = !strcmp(type, "ipip") || !strcmp(type, "fou");
+    uint32_t odp = odp_to_u32(odp_port);
+
     ovs_mutex_lock(&term_mutex);
+    if (iptun && odp < IPTUN_TERM_MAX_ODP_PORTS) {
+        term_odp_ports[odp] = add;
+        term_publish_odp(odp);
+    }
     if (!strcmp(type, "ipip")) {
         if (add) {
             term_ipip_ports++;
@@ -113,10 +143,15 @@ iptun_term_set_config(const struct smap *other_config)
     ovs_mutex_unlock(&term_mutex);
 }
 
+/* Counts 'n' cache hits of the first ('inner' false) or second pass. */
 void
-iptun_term_count_hits(unsigned int n)
+iptun_term_count_hits(unsigned int n, bool inner)
 {
-    COVERAGE_ADD(iptun_term_hit, n);
+    if (inner) {
+        COVERAGE_ADD(iptun_term_inner_hit, n);
+    } else {
+        COVERAGE_ADD(iptun_term_hit, n);
+    }
 }
 
 void
@@ -134,11 +169,23 @@ term_entry_clear(struct iptun_term_entry *e)
     }
 }
 
+static void
+term_inner_entry_clear(struct iptun_term_inner_entry *e)
+{
+    if (e->flow) {
+        dp_netdev_flow_unref(e->flow);
+        e->flow = NULL;
+    }
+}
+
 void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
     for (int i = 0; i < IPTUN_TERM_CACHE_ENTRIES; i++) {
         term_entry_clear(&cache->entries[i]);
+    }
+    for (int i = 0; i < IPTUN_TERM_INNER_ENTRIES; i++) {
+        term_inner_entry_clear(&cache->inner[i]);
     }
 }
 
@@ -149,14 +196,48 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
 {
     struct iptun_term_entry *e = &cache->entries[cache->sweep_idx];
 
+    struct iptun_term_inner_entry *ie = &cache->inner[cache->inner_sweep_idx];
+
     if (e->flow && e->flow->dead) {
         term_entry_clear(e);
     }
+    if (ie->flow && ie->flow->dead) {
+        term_inner_entry_clear(ie);
+    }
     cache->sweep_idx = (cache->sweep_idx + 1) & IPTUN_TERM_CACHE_MASK;
+    cache->inner_sweep_idx = (cache->inner_sweep_idx + 1)
+                             & IPTUN_TERM_INNER_MASK;
+}
+
+/* Second pass: remembers that 'flow' is the flow of 'packet', which an
+ * ipip or fou port popped. */
+static void
+term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
+                  struct dp_netdev_flow *flow)
+{
+    struct iptun_term_inner_entry *e;
+    struct iptun_term_inner_key key;
+    uint16_t tcp_flags;
+
+    if (flow->dead || iptun_term_inner_parse(packet, &key, &tcp_flags) < 0) {
+        return;
+    }
+    e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
+    if (e->flow == flow && iptun_term_inner_key_equal(&e->key, &key)) {
+        return;
+    }
+    if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
+        return;
+    }
+    term_inner_entry_clear(e);
+    e->key = key;
+    e->flow = flow;
+    COVERAGE_INC(iptun_term_inner_insert);
 }
 
 /* Remembers that 'flow', found by the normal lookup, is the flow of
- * 'packet', a first-pass packet, if the cache can handle both. */
+ * 'packet', if the cache can handle both: a first-pass packet of an ipip or
+ * fou tunnel, or a packet that an ipip or fou port has just popped. */
 void
 iptun_term_cache_insert(struct iptun_term_cache *cache,
                         struct dp_packet *packet, struct dp_netdev_flow *flow)
@@ -164,6 +245,13 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     const struct pkt_metadata *md = &packet->md;
     struct iptun_term_entry *e;
     struct iptun_term_key key;
+
+    if (flow_tnl_dst_is_set(&md->tunnel)) {
+        if (iptun_term_inner_candidate(packet)) {
+            term_inner_insert(cache, packet, flow);
+        }
+        return;
+    }
 
     /* Only packets as they came from a port: the metadata that
      * pkt_metadata_init() gives, which the key does not hold. */

@@ -54,6 +54,11 @@ struct smap;
 #define IPTUN_TERM_CACHE_ENTRIES 1024   /* A power of 2. */
 #define IPTUN_TERM_CACHE_MASK (IPTUN_TERM_CACHE_ENTRIES - 1)
 #define IPTUN_TERM_KEY_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
+#define IPTUN_TERM_INNER_ENTRIES 2048   /* A power of 2. */
+#define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
+/* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
+ * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
+#define IPTUN_TERM_MAX_ODP_PORTS 65536
 
 struct iptun_term_key {
     uint64_t w[4];
@@ -64,9 +69,22 @@ struct iptun_term_entry {
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
 };
 
+/* Second pass: the packet an ipip or fou port popped, with its tunnel
+ * metadata, input port and inner IPv4 TCP or UDP header fields. */
+struct iptun_term_inner_key {
+    uint64_t w[5];
+};
+
+struct iptun_term_inner_entry {
+    struct iptun_term_inner_key key;
+    struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
+};
+
 struct iptun_term_cache {
     struct iptun_term_entry entries[IPTUN_TERM_CACHE_ENTRIES];
+    struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
     uint32_t sweep_idx;
+    uint32_t inner_sweep_idx;
 };
 
 void iptun_term_cache_init(struct iptun_term_cache *);
@@ -75,10 +93,11 @@ void iptun_term_cache_slow_sweep(struct iptun_term_cache *);
 
 void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
                              struct dp_netdev_flow *);
-void iptun_term_count_hits(unsigned int n);
+void iptun_term_count_hits(unsigned int n, bool inner);
 
 void iptun_term_set_config(const struct smap *other_config);
-void iptun_term_port_ref(const char *type, ovs_be16 tp_port, bool add);
+void iptun_term_port_ref(const char *type, odp_port_t odp_port,
+                         ovs_be16 tp_port, bool add);
 
 /* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
  * ipip port exists, UDP to a fou port's destination port.  Read by the PMD
@@ -86,6 +105,7 @@ void iptun_term_port_ref(const char *type, ovs_be16 tp_port, bool add);
  * cache for a moment. */
 extern atomic_bool iptun_term_ipip_on;
 extern atomic_uint64_t iptun_term_udp_ports[65536 / 64];
+extern atomic_uint64_t iptun_term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
 
 static inline bool
 iptun_term_candidate(const struct dp_packet *packet)
@@ -114,6 +134,23 @@ iptun_term_candidate(const struct dp_packet *packet)
         return bits & (UINT64_C(1) << (port % 64));
     }
     return false;
+}
+
+/* True if 'packet', a recirculated packet, is one that an ipip or fou port
+ * has just popped: its input port is such a port and it carries the
+ * metadata the pop gave it (recirculation id 0; any other recirculation has
+ * one). */
+static inline bool
+iptun_term_inner_candidate(const struct dp_packet *packet)
+{
+    uint32_t port = odp_to_u32(packet->md.in_port.odp_port);
+    uint64_t bits;
+
+    if (packet->md.recirc_id || port >= IPTUN_TERM_MAX_ODP_PORTS) {
+        return false;
+    }
+    atomic_read_relaxed(&iptun_term_odp_ports[port / 64], &bits);
+    return bits & (UINT64_C(1) << (port % 64));
 }
 
 /* The outer headers as miniflow_extract() would see them.  Fills 'key'
@@ -173,14 +210,21 @@ iptun_term_key_wildcard_udp_src(struct iptun_term_key *key)
     key->w[0] |= IPTUN_TERM_KEY_WILDCARDED;
 }
 
+/* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
+ * is folded into the lower one, then one multiplication spreads it. */
+static inline uint32_t
+iptun_term_mix(uint64_t x)
+{
+    x ^= x >> 32;
+    return (x * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+}
+
 static inline uint32_t
 iptun_term_hash(const struct iptun_term_key *key)
 {
-    /* One multiplication: the MAC addresses (w[1] and the top of w[2]) of
-     * the packets of one tunnel rarely differ when the rest does not. */
-    uint64_t x = key->w[0] ^ key->w[2] ^ key->w[3];
-
-    return (x * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
+    /* The MAC addresses (w[1] and the top of w[2]) of the packets of one
+     * tunnel rarely differ when the rest does not. */
+    return iptun_term_mix(key->w[0] ^ key->w[2] ^ key->w[3]);
 }
 
 static inline bool
@@ -216,12 +260,123 @@ iptun_term_set_offsets(struct dp_packet *packet, int l2_pad)
     packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
 }
 
+/* The second pass as miniflow_extract() would see it: 'packet' is the
+ * inner IPv4 packet (packet type IPv4) that an ipip or fou pop left, with
+ * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
+ * TOS, TTL, flags and (fou) UDP ports.  Fills 'key' and '*tcp_flags' and
+ * returns the padding after the IPv4 datagram, or -1 if the cache does not
+ * handle the packet: not TCP or UDP, options, a fragment, or a header that
+ * miniflow_extract() would not parse in full. */
+static inline int
+iptun_term_inner_parse(const struct dp_packet *packet,
+                       struct iptun_term_inner_key *key, uint16_t *tcp_flags)
+{
+    const struct flow_tnl *tnl = &packet->md.tunnel;
+    const struct ip_header *ip = dp_packet_data(packet);
+    uint32_t size = dp_packet_size(packet);
+    uint16_t tot_len, l4_size;
+    uint32_t ports;
+
+    if (packet->packet_type != htonl(PT_IPV4) || size < IP_HEADER_LEN
+        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
+        || IP_IS_FRAGMENT(ip->ip_frag_off)) {
+        return -1;
+    }
+    tot_len = ntohs(ip->ip_tot_len);
+    if (tot_len > size || tot_len < IP_HEADER_LEN) {
+        return -1;
+    }
+    l4_size = tot_len - IP_HEADER_LEN;
+    if (ip->ip_proto == IPPROTO_UDP) {
+        if (l4_size < UDP_HEADER_LEN) {
+            return -1;
+        }
+        *tcp_flags = 0;
+    } else if (ip->ip_proto == IPPROTO_TCP) {
+        const struct tcp_header *tcp = (const struct tcp_header *) (ip + 1);
+        unsigned int tcp_len;
+
+        if (l4_size < TCP_HEADER_LEN) {
+            return -1;
+        }
+        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
+        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
+            return -1;
+        }
+        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
+    } else {
+        return -1;
+    }
+    memcpy(&ports, ip + 1, sizeof ports);
+
+    key->w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
+                | ((uint32_t) tnl->flags << 16)
+                | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
+    key->w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
+    key->w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
+                | ((uint64_t) ntohs(tnl->tp_dst) << 32)
+                | ((uint32_t) ip->ip_tos << 24) | ((uint32_t) ip->ip_ttl << 16)
+                | ((uint32_t) ip->ip_proto << 8);
+    memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);
+    key->w[4] = ((uint64_t) ports << 32) | *tcp_flags;
+    return size - tot_len;
+}
+
+static inline uint32_t
+iptun_term_inner_hash(const struct iptun_term_inner_key *key)
+{
+    /* The inner ports (w[4]) are rotated away from the fou source port
+     * (w[2]), which a sender derives from them. */
+    uint64_t w4 = (key->w[4] << 21) | (key->w[4] >> 43);
+
+    return iptun_term_mix(key->w[0] ^ key->w[1] ^ key->w[2] ^ key->w[3]
+                          ^ w4);
+}
+
+static inline bool
+iptun_term_inner_key_equal(const struct iptun_term_inner_key *a,
+                           const struct iptun_term_inner_key *b)
+{
+    return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
+             | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])
+             | (a->w[4] ^ b->w[4]));
+}
+
+/* Returns the second-pass flow for 'packet' (see iptun_term_inner_parse())
+ * and leaves the packet as miniflow_extract() would: layer offsets and the
+ * packet hash.  Returns NULL, packet untouched, on a miss. */
+static inline struct dp_netdev_flow *
+iptun_term_inner_lookup(struct iptun_term_cache *cache,
+                        struct dp_packet *packet, uint16_t *tcp_flags)
+{
+    struct iptun_term_inner_entry *e;
+    struct iptun_term_inner_key key;
+    int l2_pad;
+
+    l2_pad = iptun_term_inner_parse(packet, &key, tcp_flags);
+    if (l2_pad < 0) {
+        return NULL;
+    }
+    e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
+    if (!e->flow || !iptun_term_inner_key_equal(&e->key, &key)
+        || OVS_UNLIKELY(e->flow->dead)) {
+        return NULL;
+    }
+
+    dp_packet_reset_offsets(packet);
+    dp_packet_set_l2_pad_size(packet, l2_pad);
+    packet->l3_ofs = 0;
+    packet->l4_ofs = IP_HEADER_LEN;
+    dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
+    return e->flow;
+}
+
 /* Returns the flow for 'packet', a first-pass packet received on 'in_port'
  * for which iptun_term_candidate() is true, and sets the packet's layer
  * offsets as miniflow_extract() would, or returns NULL (offsets untouched)
  * if the cache has nothing for it. */
 static inline struct dp_netdev_flow *
-iptun_term_cache_lookup(struct iptun_term_cache *cache,
+iptun_term_outer_lookup(struct iptun_term_cache *cache,
                         struct dp_packet *packet, odp_port_t in_port)
 {
     struct iptun_term_entry *e;
@@ -254,6 +409,22 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
 found:
     iptun_term_set_offsets(packet, l2_pad);
     return e->flow;
+}
+
+/* The cache lookup of dfc_processing(), for a packet for which
+ * iptun_term_candidate() (first pass, 'md_is_valid' false, received on
+ * 'in_port') or iptun_term_inner_candidate() (second pass) is true.
+ * Returns the packet's flow and its TCP flags, or NULL. */
+static inline struct dp_netdev_flow *
+iptun_term_cache_lookup(struct iptun_term_cache *cache,
+                        struct dp_packet *packet, bool md_is_valid,
+                        odp_port_t in_port, uint16_t *tcp_flags)
+{
+    if (md_is_valid) {
+        return iptun_term_inner_lookup(cache, packet, tcp_flags);
+    }
+    *tcp_flags = 0;
+    return iptun_term_outer_lookup(cache, packet, in_port);
 }
 
 #endif /* dpif-netdev-iptun-term.h */
