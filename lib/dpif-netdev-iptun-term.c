@@ -36,6 +36,8 @@ VLOG_DEFINE_THIS_MODULE(dpif_netdev_iptun_term);
 COVERAGE_DEFINE(iptun_term_hit);
 COVERAGE_DEFINE(iptun_term_insert);
 COVERAGE_DEFINE(iptun_term_inner_hit);
+
+#define TERM_INNER_REPLACE 16
 COVERAGE_DEFINE(iptun_term_inner_insert);
 
 atomic_bool iptun_term_ipip_on;
@@ -224,6 +226,14 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
     e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
     if (e->flow == flow && iptun_term_inner_key_equal(&e->key, &key)) {
+        return;
+    }
+    /* With more inner flows than entries, replacing a live entry at every
+     * miss would only churn (and take and drop flow references): replace
+     * one in TERM_INNER_REPLACE times, so that a stable part of the flows
+     * stays cached. */
+    if (e->flow && !e->flow->dead
+        && ++cache->inner_replace % TERM_INNER_REPLACE) {
         return;
     }
     if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {

@@ -54,7 +54,7 @@ struct smap;
 #define IPTUN_TERM_CACHE_ENTRIES 1024   /* A power of 2. */
 #define IPTUN_TERM_CACHE_MASK (IPTUN_TERM_CACHE_ENTRIES - 1)
 #define IPTUN_TERM_KEY_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
-#define IPTUN_TERM_INNER_ENTRIES 2048   /* A power of 2. */
+#define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
@@ -85,6 +85,7 @@ struct iptun_term_cache {
     struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
     uint32_t sweep_idx;
     uint32_t inner_sweep_idx;
+    uint32_t inner_replace;     /* Counts refused replacements. */
 };
 
 void iptun_term_cache_init(struct iptun_term_cache *);
