@@ -19,23 +19,33 @@
 
 /* Tunnel termination cache of the userspace datapath.
  *
- * A packet that an ipip or fou port decapsulates crosses the datapath twice:
- * the first pass only finds the underlay bridge's flow whose single action is
- * tnl_pop, at the price of a full miniflow_extract(), a hash and an
- * exact-match cache lookup.  This per-PMD cache maps the outer header fields
- * that such a flow can match (input port, Ethernet addresses, IPv4 addresses,
- * protocol, TOS and TTL, fou's UDP destination port; the UDP source port only
- * when the flow matches it) straight to that flow.  The flow itself still
- * decides: the cache holds a reference to the datapath flow that the normal
- * lookup found, is used only while that flow is alive and its actions are a
- * single tnl_pop, and a hit updates the flow's statistics like any other
- * hit.  Only unfragmented, option-less IPv4 packets whose lengths
- * miniflow_extract() would accept are cached; everything else takes the
- * normal path.
+ * A packet that an ipip or fou port decapsulates crosses the datapath twice.
+ * The first pass only finds the underlay bridge's flow whose single action
+ * is tnl_pop; the second finds the overlay bridge's flow for the inner
+ * packet.  Each pass costs a full miniflow_extract(), a hash and an
+ * exact-match cache lookup.  This per-PMD cache has a table for each pass:
+ *
+ *   - first pass: the outer header fields that such a flow can match (input
+ *     port, Ethernet addresses, IPv4 addresses, protocol, TOS and TTL, fou's
+ *     UDP destination port; the UDP source port only when the flow matches
+ *     it) map to that flow, used while it is alive and its actions are a
+ *     single tnl_pop.  Only unfragmented, option-less IPv4 packets whose
+ *     lengths miniflow_extract() would accept are cached.
+ *
+ *   - second pass: a packet that an ipip or fou port has just popped (its
+ *     metadata is what the pop gave it) with an inner IPv4 TCP or UDP header
+ *     maps, by everything miniflow_extract() would extract from it (tunnel
+ *     metadata, input port, inner addresses, TOS, TTL, protocol, ports, TCP
+ *     flags), to its flow.  A hit sets the packet hash as miniflow_extract()
+ *     does.
+ *
+ * The flows still decide: the cache holds a reference to the datapath flow
+ * that the normal lookup found, uses it only while it is alive, and a hit
+ * updates the flow's statistics like any other hit.
  *
  * Hits are counted as exact-match cache hits in dpif-netdev/pmd-stats-show
- * and in the coverage counter "iptun_term_hit".  other_config:iptun-term-cache
- * (default true) turns the cache off. */
+ * and in the coverage counters "iptun_term_hit" and "iptun_term_inner_hit".
+ * other_config:iptun-term-cache (default true) turns the cache off. */
 
 #include <stdbool.h>
 #include <stdint.h>
