@@ -23,12 +23,8 @@
 #include "coverage.h"
 #include "dpif-netdev-private-flow.h"
 #include "flow.h"
-#include "hash.h"
-#include "netlink.h"
-#include "odp-netlink.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
-#include "ovs-rcu.h"
 #include "smap.h"
 
 VLOG_DEFINE_THIS_MODULE(dpif_netdev_iptun_term);
@@ -36,9 +32,10 @@ VLOG_DEFINE_THIS_MODULE(dpif_netdev_iptun_term);
 COVERAGE_DEFINE(iptun_term_hit);
 COVERAGE_DEFINE(iptun_term_insert);
 COVERAGE_DEFINE(iptun_term_inner_hit);
-
-#define TERM_INNER_REPLACE 16
 COVERAGE_DEFINE(iptun_term_inner_insert);
+
+/* A live second-pass entry is replaced at one miss in this many. */
+#define TERM_INNER_REPLACE 16
 
 atomic_bool iptun_term_ipip_on;
 atomic_uint64_t iptun_term_udp_ports[65536 / 64];
@@ -53,18 +50,26 @@ static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
 static bool term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS]
     OVS_GUARDED_BY(term_mutex);
 
+/* Sets bit 'idx' of the bitmap 'map', which the PMD threads read, to 'on'
+ * (and the cache's being enabled). */
+static void
+term_publish_bit(atomic_uint64_t *map, uint32_t idx, bool on)
+    OVS_REQUIRES(term_mutex)
+{
+    uint64_t bit = UINT64_C(1) << (idx % 64);
+    uint64_t bits;
+
+    atomic_read_relaxed(&map[idx / 64], &bits);
+    bits = term_enabled && on ? bits | bit : bits & ~bit;
+    atomic_store_relaxed(&map[idx / 64], bits);
+}
 
 /* Publishes the candidate set for UDP port 'port' (host order). */
 static void
 term_publish_udp(uint16_t port)
     OVS_REQUIRES(term_mutex)
 {
-    uint64_t bit = UINT64_C(1) << (port % 64);
-    uint64_t bits;
-
-    atomic_read_relaxed(&iptun_term_udp_ports[port / 64], &bits);
-    bits = term_enabled && term_udp_refs[port] ? bits | bit : bits & ~bit;
-    atomic_store_relaxed(&iptun_term_udp_ports[port / 64], bits);
+    term_publish_bit(iptun_term_udp_ports, port, term_udp_refs[port]);
 }
 
 /* Publishes whether datapath port 'port' is an ipip or fou port. */
@@ -72,12 +77,7 @@ static void
 term_publish_odp(uint32_t port)
     OVS_REQUIRES(term_mutex)
 {
-    uint64_t bit = UINT64_C(1) << (port % 64);
-    uint64_t bits;
-
-    atomic_read_relaxed(&iptun_term_odp_ports[port / 64], &bits);
-    bits = term_enabled && term_odp_ports[port] ? bits | bit : bits & ~bit;
-    atomic_store_relaxed(&iptun_term_odp_ports[port / 64], bits);
+    term_publish_bit(iptun_term_odp_ports, port, term_odp_ports[port]);
 }
 
 static void
@@ -101,15 +101,16 @@ void
 iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                     bool add)
 {
-    bool iptun = !strcmp(type, "ipip") || !strcmp(type, "fou");
+    bool ipip = !strcmp(type, "ipip");
+    bool fou = !strcmp(type, "fou");
     uint32_t odp = odp_to_u32(odp_port);
 
     ovs_mutex_lock(&term_mutex);
-    if (iptun && odp < IPTUN_TERM_MAX_ODP_PORTS) {
+    if ((ipip || fou) && odp < IPTUN_TERM_MAX_ODP_PORTS) {
         term_odp_ports[odp] = add;
         term_publish_odp(odp);
     }
-    if (!strcmp(type, "ipip")) {
+    if (ipip) {
         if (add) {
             term_ipip_ports++;
         } else if (term_ipip_ports) {
@@ -117,7 +118,7 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
         }
         atomic_store_relaxed(&iptun_term_ipip_on,
                              term_enabled && term_ipip_ports > 0);
-    } else if (!strcmp(type, "fou")) {
+    } else if (fou) {
         uint16_t port = ntohs(tp_port);
 
         if (add) {
@@ -162,21 +163,13 @@ iptun_term_cache_init(struct iptun_term_cache *cache)
     memset(cache, 0, sizeof *cache);
 }
 
+/* Drops the reference an entry of either table holds in '*flowp'. */
 static void
-term_entry_clear(struct iptun_term_entry *e)
+term_flow_release(struct dp_netdev_flow **flowp)
 {
-    if (e->flow) {
-        dp_netdev_flow_unref(e->flow);
-        e->flow = NULL;
-    }
-}
-
-static void
-term_inner_entry_clear(struct iptun_term_inner_entry *e)
-{
-    if (e->flow) {
-        dp_netdev_flow_unref(e->flow);
-        e->flow = NULL;
+    if (*flowp) {
+        dp_netdev_flow_unref(*flowp);
+        *flowp = NULL;
     }
 }
 
@@ -184,10 +177,10 @@ void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
     for (int i = 0; i < IPTUN_TERM_CACHE_ENTRIES; i++) {
-        term_entry_clear(&cache->entries[i]);
+        term_flow_release(&cache->entries[i].flow);
     }
     for (int i = 0; i < IPTUN_TERM_INNER_ENTRIES; i++) {
-        term_inner_entry_clear(&cache->inner[i]);
+        term_flow_release(&cache->inner[i].flow);
     }
 }
 
@@ -197,14 +190,13 @@ void
 iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
 {
     struct iptun_term_entry *e = &cache->entries[cache->sweep_idx];
-
     struct iptun_term_inner_entry *ie = &cache->inner[cache->inner_sweep_idx];
 
     if (e->flow && e->flow->dead) {
-        term_entry_clear(e);
+        term_flow_release(&e->flow);
     }
     if (ie->flow && ie->flow->dead) {
-        term_inner_entry_clear(ie);
+        term_flow_release(&ie->flow);
     }
     cache->sweep_idx = (cache->sweep_idx + 1) & IPTUN_TERM_CACHE_MASK;
     cache->inner_sweep_idx = (cache->inner_sweep_idx + 1)
@@ -239,7 +231,7 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
         return;
     }
-    term_inner_entry_clear(e);
+    term_flow_release(&e->flow);
     e->key = key;
     e->flow = flow;
     COVERAGE_INC(iptun_term_inner_insert);
@@ -266,8 +258,7 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     /* Only packets as they came from a port: the metadata that
      * pkt_metadata_init() gives, which the key does not hold. */
     if (md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
-        || md->ct_state || flow_tnl_dst_is_set(&md->tunnel)
-        || !iptun_term_candidate(packet)
+        || md->ct_state || !iptun_term_candidate(packet)
         || iptun_term_parse(packet, md->in_port.odp_port, &key) < 0
         || !iptun_term_flow_usable(flow)) {
         return;
@@ -284,7 +275,7 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
         return;
     }
-    term_entry_clear(e);
+    term_flow_release(&e->flow);
     e->key = key;
     e->flow = flow;
     COVERAGE_INC(iptun_term_insert);

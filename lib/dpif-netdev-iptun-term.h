@@ -95,7 +95,7 @@ struct iptun_term_cache {
     struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
     uint32_t sweep_idx;
     uint32_t inner_sweep_idx;
-    uint32_t inner_replace;     /* Counts refused replacements. */
+    uint32_t inner_replace;     /* Counts misses on live inner entries. */
 };
 
 void iptun_term_cache_init(struct iptun_term_cache *);
@@ -262,13 +262,15 @@ iptun_term_flow_usable(const struct dp_netdev_flow *flow)
            && nl_attr_type(actions->actions) == OVS_ACTION_ATTR_TUNNEL_POP;
 }
 
+/* Sets the layer offsets of 'packet', whose option-less IPv4 header is at
+ * 'l3_ofs', as miniflow_extract() would. */
 static inline void
-iptun_term_set_offsets(struct dp_packet *packet, int l2_pad)
+iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs, int l2_pad)
 {
     dp_packet_reset_offsets(packet);
     dp_packet_set_l2_pad_size(packet, l2_pad);
-    packet->l3_ofs = ETH_HEADER_LEN;
-    packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
+    packet->l3_ofs = l3_ofs;
+    packet->l4_ofs = l3_ofs + IP_HEADER_LEN;
 }
 
 /* The second pass as miniflow_extract() would see it: 'packet' is the
@@ -374,10 +376,7 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
         return NULL;
     }
 
-    dp_packet_reset_offsets(packet);
-    dp_packet_set_l2_pad_size(packet, l2_pad);
-    packet->l3_ofs = 0;
-    packet->l4_ofs = IP_HEADER_LEN;
+    iptun_term_set_offsets(packet, 0, l2_pad);
     dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
     return e->flow;
 }
@@ -418,7 +417,7 @@ iptun_term_outer_lookup(struct iptun_term_cache *cache,
     }
 
 found:
-    iptun_term_set_offsets(packet, l2_pad);
+    iptun_term_set_offsets(packet, ETH_HEADER_LEN, l2_pad);
     return e->flow;
 }
 

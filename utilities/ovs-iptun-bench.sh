@@ -229,7 +229,7 @@ measure () {
     fi
     echo "$build,$scen,$flows,$size,$round,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx" \
         >> "$W/results.csv"
-    printf 'bench: %-5s round %s %-15s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
+    printf 'bench: %-5s round %s %-16s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
         "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps"
     if test "$round" = 1; then
         if test "${IPTUN_BENCH_PERF:-no}" = yes; then
