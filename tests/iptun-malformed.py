@@ -49,12 +49,13 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   fou-inner-v6           good UDP, inner version 6
   fou-inner-truncated    good UDP, 8 bytes of inner header
   good-ipip, good-fou    well-formed echo requests (for comparison)
+  good-vxlan             the echo request in VXLAN (VNI 0) to UDP port FOU_PORT
 """
 
 import sys
 
-from scapy.all import (ICMP, IP, UDP, Ether, IPOption, Raw,  # noqa: F401
-                       conf, sendp)
+from scapy.all import (ICMP, IP, UDP, VXLAN, Ether, IPOption,  # noqa: F401
+                       Raw, conf, sendp)
 
 conf.verb = 0
 
@@ -78,6 +79,11 @@ def build(case, eth, src, dst, port):
         return eth / ipip() / Raw(good)
     if case == "good-fou":
         return eth / outer / UDP(sport=40000, dport=port) / Raw(good)
+    if case == "good-vxlan":
+        return eth / outer / UDP(sport=40000, dport=port) \
+            / VXLAN(flags=0x08, vni=0) \
+            / Ether(src="00:00:00:00:00:02", dst="00:00:00:00:00:01",
+                    type=0x0800) / Raw(good)
     if case == "ipip-outer-short":
         return eth / Raw(bytes(ipip() / Raw(good))[:12])
     if case == "ipip-outer-truncated":
