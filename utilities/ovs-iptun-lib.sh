@@ -1,0 +1,131 @@
+# shellcheck shell=dash
+# ovs-iptun-lib.sh: what the ovs-iptun scripts share.  Sourced, not run:
+#
+#   . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
+#
+# (readlink: the scripts are also reached through the staged tree's links,
+# _ovs/src/utilities/.)  Plain sh with "local", for bash and dash scripts.
+#
+# Sets:
+#   iptun_dir   this directory (utilities/), for the other scripts
+#   iptun_py    Debian's python3, which has scapy and netaddr (the python3
+#               first on PATH may not)
+#
+# Functions:
+#   iptun_usage                  prints the calling script's header comment
+#   iptun_is_root                true when running as root
+#   iptun_need_root WHY          exits with "$0: needs root (WHY)" unless root
+#   iptun_cc gcc|clang           the C compiler: "ccache CC" if ccache is
+#                                installed, else CC
+#   iptun_ovs_path BUILDDIR [PATH]  PATH with an Open vSwitch build tree's
+#                                programs first (before PATH, default $PATH)
+#   iptun_ovs_schema BUILDDIR    the database schema of a build tree's source
+#   iptun_on DIR CMD...          runs CMD with OVS_RUNDIR, OVS_LOGDIR,
+#                                OVS_DBDIR and OVS_SYSCONFDIR all DIR (a
+#                                sandboxed Open vSwitch: socket, database,
+#                                pid and log files in DIR)
+#   iptun_ovsdb_start DIR SCHEMA creates DIR/conf.db, starts ovsdb-server on
+#                                DIR/db.sock and initialises the database
+#   iptun_vswitchd_start DIR [NETNS]  starts ovs-vswitchd on DIR/db.sock, in
+#                                network namespace NETNS if given
+#   iptun_ovs_stop DIR           stops the ovs-vswitchd and ovsdb-server of
+#                                DIR (SIGTERM; SIGKILL after 10 s)
+#   iptun_netns_add NAME         network namespace NAME with lo up and IPv6
+#                                off (no autoconfiguration or router
+#                                solicitation noise in flows and captures)
+#   iptun_netns_del NAME...      deletes namespaces, if they exist
+
+# shellcheck disable=SC2034  # for the scripts that source this file
+{
+iptun_dir=$(dirname "$(readlink -f "$0")")
+iptun_py=/usr/bin/python3
+}
+
+iptun_usage () {
+    sed -n '2,/^$/p' "$0" >&2
+}
+
+iptun_is_root () {
+    test "$(id -u)" = 0
+}
+
+iptun_need_root () {
+    iptun_is_root && return 0
+    echo "$0: needs root ($1)" >&2
+    exit 1
+}
+
+iptun_cc () {
+    if command -v ccache >/dev/null; then
+        echo "ccache $1"
+    else
+        echo "$1"
+    fi
+}
+
+iptun_ovs_path () {
+    echo "$1/utilities:$1/vswitchd:$1/ovsdb:${2-$PATH}"
+}
+
+iptun_ovs_schema () {
+    echo "$(sed -n 's/^abs_top_srcdir = //p' "$1/Makefile")/vswitchd/vswitch.ovsschema"
+}
+
+iptun_on () {
+    local d=$1
+    shift
+    OVS_RUNDIR=$d OVS_LOGDIR=$d OVS_DBDIR=$d OVS_SYSCONFDIR=$d "$@"
+}
+
+iptun_ovsdb_start () {
+    local d=$1
+    mkdir -p "$d"
+    ovsdb-tool create "$d/conf.db" "$2"
+    iptun_on "$d" ovsdb-server "$d/conf.db" -vconsole:off \
+        --remote="punix:$d/db.sock" --pidfile="$d/ovsdb-server.pid" \
+        --log-file="$d/ovsdb-server.log" --detach --no-chdir
+    iptun_on "$d" ovs-vsctl --db="unix:$d/db.sock" --no-wait init
+}
+
+iptun_vswitchd_start () {
+    local d=$1
+    if test -n "${2:-}"; then
+        set -- ip netns exec "$2"
+    else
+        set --
+    fi
+    "$@" env OVS_RUNDIR="$d" OVS_LOGDIR="$d" OVS_DBDIR="$d" \
+        OVS_SYSCONFDIR="$d" ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
+        --pidfile="$d/ovs-vswitchd.pid" --log-file="$d/ovs-vswitchd.log" \
+        --detach --no-chdir
+}
+
+iptun_ovs_stop () {
+    local daemon pid n
+    for daemon in ovs-vswitchd ovsdb-server; do
+        test -f "$1/$daemon.pid" || continue
+        pid=$(cat "$1/$daemon.pid")
+        kill "$pid" 2>/dev/null || true
+        n=0
+        while kill -0 "$pid" 2>/dev/null && test $n -lt 50; do
+            sleep 0.2
+            n=$((n + 1))
+        done
+        kill -9 "$pid" 2>/dev/null || true
+        rm -f "$1/$daemon.pid"
+    done
+}
+
+iptun_netns_add () {
+    ip netns add "$1"
+    ip netns exec "$1" sysctl -q -w net.ipv6.conf.all.disable_ipv6=1 \
+        net.ipv6.conf.default.disable_ipv6=1
+    ip -n "$1" link set lo up
+}
+
+iptun_netns_del () {
+    local ns
+    for ns; do
+        ip netns del "$ns" 2>/dev/null || true
+    done
+}
