@@ -43,12 +43,13 @@
 # scenario into $OVS_DIR/bench/perf-*.txt).
 # Needs root (network namespace, tap device).
 #
-# With the argument "build", only builds $OVS_DIR/dpdk-build (for "make
-# check-dpdk", which runs the unit tests on it).
+# The builds are utilities/ovs-iptun-build.sh's "dpdk" and "stock".
 
 set -eu
 : "${OVS_SRCDIR:?}" "${OVS_DIR:?}"
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
+here=$iptun_dir
 W=$OVS_DIR/bench
 T=${IPTUN_BENCH_TIME:-2}
 REPEAT=${IPTUN_BENCH_REPEAT:-3}
@@ -59,34 +60,13 @@ TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
 NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
 NS=ovs-iptun-bench
-PY=/usr/bin/python3
-
-CC=gcc
-if command -v ccache >/dev/null; then
-    CC="ccache gcc"
-fi
-CONF=(CC="$CC" PYTHON3=$PY --enable-silent-rules --with-dpdk=shared)
 
 if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
     # 1. The builds.
-    bash "$here/ovs-iptun-build.sh" "$OVS_DIR/dpdk-build" "$OVS_SRCDIR" \
-        "${CONF[@]}"
-    if test "${1:-}" = build; then
-        exit 0
-    fi
-    if test "$(id -u)" != 0; then
-        echo "$0: needs root (network namespace, tap device)" >&2
-        exit 1
-    fi
+    bash "$here/ovs-iptun-build.sh" dpdk
+    iptun_need_root "network namespace, tap device"
     if test "$BASELINE" = yes; then
-        S=$OVS_DIR/stock-src
-        if test ! -f "$S/configure"; then
-            rm -rf "$S"
-            mkdir -p "$S"
-            git --git-dir="$OVS_DIR/git" archive pristine | tar -x -C "$S"
-            (cd "$S" && ./boot.sh >/dev/null)
-        fi
-        bash "$here/ovs-iptun-build.sh" "$OVS_DIR/stock-build" "$S" "${CONF[@]}"
+        bash "$here/ovs-iptun-build.sh" stock
     fi
 
     # 2. The frames.
@@ -96,39 +76,28 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
             d=$W/frames/$f-$s
             if test ! -f "$d/geneve.pcap"; then
                 mkdir -p "$d"
-                $PY "$here/ovs-iptun-bench-frames.py" "$d" "$f" "$s"
+                $iptun_py "$here/ovs-iptun-bench-frames.py" "$d" "$f" "$s"
             fi
         done
     done
 
     # 3. The runs, in a network namespace (this script again, below).
-    ip netns del $NS 2>/dev/null || true
-    ip netns add $NS
     # No IPv6 chatter (router solicitations) from br-phy's tap.
-    ip netns exec $NS sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
-        net.ipv6.conf.default.disable_ipv6=1
-    trap 'ip netns del $NS 2>/dev/null || true' EXIT
+    iptun_netns_del $NS
+    iptun_netns_add $NS
+    trap 'iptun_netns_del $NS' EXIT
     rm -f "$W/results.csv" "$W/megaflows.txt"
     # Everything but the PMD thread (pinned to CPU 1 by pmd-cpu-mask) stays
     # on CPU 0, so that no other thread steals cycles that the PMD counts.
     IPTUN_BENCH_IN_NS=yes ip netns exec $NS taskset -c 0 bash "$0" "$@"
-    $PY "$here/ovs-iptun-bench-report.py" "$W/results.csv" \
+    $iptun_py "$here/ovs-iptun-bench-report.py" "$W/results.csv" \
         "$W/megaflows.txt" "$W/cycles.png"
     exit 0
 fi
 
 RUN=
 ovs_stop () {
-    local d pid
-    test -n "$RUN" || return 0
-    for d in ovs-vswitchd ovsdb-server; do
-        if test -f "$RUN/$d.pid"; then
-            pid=$(cat "$RUN/$d.pid")
-            kill "$pid" 2>/dev/null || true
-            while kill -0 "$pid" 2>/dev/null; do sleep 0.1; done
-            rm -f "$RUN/$d.pid"
-        fi
-    done
+    test -z "$RUN" || iptun_ovs_stop "$RUN"
 }
 
 # ovs_start BUILD NAME: ovsdb-server and ovs-vswitchd of build directory
@@ -139,18 +108,15 @@ ovs_start () {
     RUN=$W/run-$2
     rm -rf "$RUN"
     mkdir -p "$RUN"
+    # For the ovs-* commands below.
     export OVS_RUNDIR=$RUN OVS_LOGDIR=$RUN OVS_DBDIR=$RUN OVS_SYSCONFDIR=$RUN
-    PATH=$b/utilities:$b/vswitchd:$b/ovsdb:$PATH_ORIG
-    ovsdb-tool create "$RUN/conf.db" "$(sed -n 's/^abs_top_srcdir = //p' \
-        "$b/Makefile")/vswitchd/vswitch.ovsschema"
-    ovsdb-server --detach --no-chdir --pidfile --log-file \
-        --remote=punix:"$RUN/db.sock" "$RUN/conf.db"
-    ovs-vsctl --no-wait init
+    PATH=$(iptun_ovs_path "$b" "$PATH_ORIG")
+    iptun_ovsdb_start "$RUN" "$(iptun_ovs_schema "$b")"
     ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
         other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
         other_config:pmd-perf-metrics=true \
         other_config:dpdk-extra="--no-huge --legacy-mem -m 1024 --no-pci --file-prefix=$NS"
-    ovs-vswitchd --detach --no-chdir --pidfile --log-file -vconsole:off
+    iptun_vswitchd_start "$RUN"
     ovs-vsctl --timeout=60 wait-until Open_vSwitch . dpdk_initialized=true
     ovs-vsctl add-br br-int -- set bridge br-int datapath_type=netdev \
         fail_mode=secure
@@ -234,8 +200,10 @@ measure () {
     if test "$round" = 1; then
         if test "${IPTUN_BENCH_PERF:-no}" = yes; then
             # Where the PMD's cycles go: a 2-second profile of CPU 1.
+            # shellcheck disable=SC2086  # the *_ARGS are argument lists
             perf record -q -e cpu-clock ${IPTUN_BENCH_PERF_ARGS:-} -C 1 \
                 -o "$W/perf.data" -- sleep 2 2>/dev/null
+            # shellcheck disable=SC2086
             perf report -q -i "$W/perf.data" --stdio --sort symbol \
                 ${IPTUN_BENCH_PERF_REPORT_ARGS:-} --percent-limit 0.5 \
                 2>/dev/null > "$W/perf-$build-$scen-$flows-$size.txt"

@@ -9,11 +9,10 @@
 #                   (tests/oss-fuzz/odp_target.c), seeded with ipip and fou
 #                   tnl_push actions
 #
-# With the argument "build", only builds (for "make check-sanitizers", which
-# runs the unit tests on the same build).
-#
-# IPTUN_FUZZ_TIME: seconds per target (default 60).  The build goes to
-# $OVS_DIR/fuzz-build, the corpora and crash files to $OVS_DIR/fuzz.
+# IPTUN_FUZZ_TIME: seconds per target (default 60).  The build is
+# utilities/ovs-iptun-build.sh's "fuzz" ($OVS_DIR/fuzz-build, which "make
+# check-sanitizers" runs the unit tests on) and the two targets in it; the
+# corpora and crash files go to $OVS_DIR/fuzz.
 # Prints one line per target ("executions", "crashes") and exits nonzero
 # if a target crashed.
 
@@ -23,27 +22,14 @@ T=${IPTUN_FUZZ_TIME:-60}
 B=$OVS_DIR/fuzz-build
 W=$OVS_DIR/fuzz
 MAKE=${MAKE:-make}
-here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
+here=$iptun_dir
 
-SAN="-fsanitize=address,undefined -fno-sanitize-recover=undefined"
-CC=clang
-if command -v ccache >/dev/null; then
-    CC="ccache clang"
-fi
-# Debian's python3 (with scapy) for the tests, as the main build.
-args=(CC="$CC" PYTHON3=/usr/bin/python3 --disable-shared
-      CFLAGS="-g -O1 -fno-omit-frame-pointer $SAN -fsanitize=fuzzer-no-link"
-      LDFLAGS="$SAN")
-# All of Open vSwitch (the generated headers first need most of it, and
-# the sanitizer build serves the unit tests too).
-bash "$here/ovs-iptun-build.sh" "$B" "$OVS_SRCDIR" "${args[@]}"
+bash "$here/ovs-iptun-build.sh" fuzz
 $MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
     LIB_FUZZING_ENGINE=-fsanitize=fuzzer \
     tests_oss_fuzz_odp_target_LDFLAGS=-fsanitize=fuzzer
-
-if test "${1:-}" = build; then
-    exit 0
-fi
 
 # Seed corpora.
 rm -rf "$W"
@@ -52,7 +38,7 @@ cases=$(sed -n 's/^  \(\(ipip\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
             "$here/../tests/iptun-malformed.py" | sed 's/,//')
 i=0
 for c in $cases good-ipip good-fou; do
-    hex=$(/usr/bin/python3 "$here/../tests/iptun-malformed.py" - \
+    hex=$($iptun_py "$here/../tests/iptun-malformed.py" - \
               aa:55:aa:55:00:00 1.1.2.92 1.1.2.88 5555 "$c")
     for sel in 00 01; do
         printf '%s%s' "$sel" "$hex" | xxd -r -p > "$W/pop/seed-$i"
