@@ -5,6 +5,8 @@
 # install) only when something is missing.  Needs root for that.
 
 set -e
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 
 PACKAGES="
     openvswitch-source
@@ -33,11 +35,8 @@ if test -z "$missing"; then
 fi
 
 echo "ovs-iptun-deps: installing$missing"
-if test "$(id -u)" != 0; then
-    SUDO=sudo
-else
-    SUDO=
-fi
+SUDO=
+iptun_is_root || SUDO=sudo
 $SUDO apt-get update -q
 # shellcheck disable=SC2086
 $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing

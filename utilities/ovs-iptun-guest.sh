@@ -34,6 +34,8 @@
 # see every kernel flow as idle for the offset and delete it.)
 
 set -e
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 
 timeout=600
 mem=2048
@@ -46,12 +48,12 @@ while getopts t:m:c:r: opt; do
     m) mem=$OPTARG ;;
     c) cpus=$OPTARG ;;
     r) results=$OPTARG ;;
-    *) sed -n '2,/^$/p' "$0" >&2; exit 2 ;;
+    *) iptun_usage; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
 if test $# = 0; then
-    sed -n '2,/^$/p' "$0" >&2
+    iptun_usage
     exit 2
 fi
 
