@@ -47,14 +47,15 @@ endpoint_is_ipv6(const struct in6_addr *addr)
     return ipv6_addr_is_set(addr) && !IN6_IS_ADDR_V4MAPPED(addr);
 }
 
-/* Parses 'value' as a decimal integer from 'min' to 'max' into '*n'.
- * Returns false if it is not one. */
+/* Parses 'value' as an integer in 'base' (0: C syntax, as "0x28") from 'min'
+ * to 'max' into '*n'.  Returns false if it is not one. */
 static bool
-parse_int_range(const char *value, long int min, long int max, long int *n)
+parse_int_range(const char *value, int base, long int min, long int max,
+                long int *n)
 {
     char *end;
 
-    *n = strtol(value, &end, 10);
+    *n = strtol(value, &end, base);
     return end != value && !*end && *n >= min && *n <= max;
 }
 
@@ -65,7 +66,8 @@ check_iptun_options(const char *name, const char *type,
                     struct ds *errors)
 {
     static const char *const key_options[] = { "key", "in_key", "out_key" };
-    const char *ttl, *dst_port;
+    static const char *const bool_options[] = { "csum", "df_default" };
+    const char *ttl, *tos, *dst_port;
     long int n;
     int err = 0;
 
@@ -90,10 +92,32 @@ check_iptun_options(const char *name, const char *type,
     }
 
     ttl = smap_get(args, "ttl");
-    if (ttl && strcmp(ttl, "inherit") && !parse_int_range(ttl, 1, 255, &n)) {
+    if (ttl && strcmp(ttl, "inherit")
+        && !parse_int_range(ttl, 10, 1, 255, &n)) {
         ds_put_format(errors, "%s: invalid 'ttl' %s (expected 1 to 255 "
                       "or 'inherit')\n", name, ttl);
         err = EINVAL;
+    }
+
+    /* set_tunnel_config() only warns about a bad 'tos' and runs with 0. */
+    tos = smap_get(args, "tos");
+    if (tos && strcmp(tos, "inherit")
+        && (!parse_int_range(tos, 0, 0, 255, &n) || n & ~IP_DSCP_MASK)) {
+        ds_put_format(errors, "%s: invalid 'tos' %s (expected a DSCP "
+                      "value shifted left by 2, 0 to 252 with the two low "
+                      "bits clear, or 'inherit')\n", name, tos);
+        err = EINVAL;
+    }
+
+    /* ...and ignores any value of these but "true" or "false". */
+    for (size_t i = 0; i < ARRAY_SIZE(bool_options); i++) {
+        const char *value = smap_get(args, bool_options[i]);
+
+        if (value && strcmp(value, "true") && strcmp(value, "false")) {
+            ds_put_format(errors, "%s: invalid '%s' %s (expected 'true' or "
+                          "'false')\n", name, bool_options[i], value);
+            err = EINVAL;
+        }
     }
 
     if (!strcmp(type, "fou")) {
@@ -103,7 +127,7 @@ check_iptun_options(const char *name, const char *type,
             ds_put_format(errors, "%s: fou tunnels need 'dst_port' (the UDP "
                           "port the peer's fou receives on)\n", name);
             err = EINVAL;
-        } else if (!parse_int_range(dst_port, 1, 65535, &n)) {
+        } else if (!parse_int_range(dst_port, 10, 1, 65535, &n)) {
             ds_put_format(errors, "%s: invalid 'dst_port' %s (expected 1 to "
                           "65535)\n", name, dst_port);
             err = EINVAL;
@@ -130,55 +154,58 @@ is_udp_tunnel_type(const char *type)
 
 /* tnl-ports delivers a UDP port's packets to the first tunnel type that
  * listened on it, so a fou port and a port of another UDP tunnel type on the
- * same UDP port would silently shadow one another.  Refuses 'dev' (of 'type'
- * on UDP port 'dst_port') if a port of another UDP tunnel type already uses
- * that UDP port and one of the two is fou. */
+ * same UDP port would silently shadow one another.  Returns EEXIST (and says
+ * why in 'errors') if 'dev' (of 'type', configured as 'tnl_cfg') and 'other'
+ * (of 'other_type', configured as 'other_cfg'), both UDP tunnels on the same
+ * UDP port, are of different types and one of them is fou. */
 static int
 check_udp_port_clash(const struct netdev *dev, const char *type,
-                     ovs_be16 dst_port, struct ds *errors)
+                     const struct netdev_tunnel_config *tnl_cfg,
+                     const struct netdev *other, const char *other_type,
+                     const struct netdev_tunnel_config *other_cfg,
+                     struct ds *errors)
 {
-    struct netdev **vports;
-    size_t n_vports;
-    int err = 0;
-
-    if (!is_udp_tunnel_type(type)) {
+    if (!tnl_cfg->dst_port || other_cfg->dst_port != tnl_cfg->dst_port
+        || !strcmp(other_type, type)
+        || (strcmp(type, "fou") && strcmp(other_type, "fou"))
+        || !is_udp_tunnel_type(type) || !is_udp_tunnel_type(other_type)) {
         return 0;
     }
+    ds_put_format(errors, "%s: UDP port %"PRIu16" is already used by %s port "
+                  "%s\n", netdev_get_name(dev), ntohs(tnl_cfg->dst_port),
+                  other_type, netdev_get_name(other));
+    return EEXIST;
+}
 
-    vports = netdev_get_vports(&n_vports);
-    for (size_t i = 0; i < n_vports; i++) {
-        const struct netdev *other = vports[i];
-        const char *other_type = netdev_get_type(other);
-        const char *dpif_port;
-        const struct netdev_tunnel_config *cfg;
-
-        if (err || other == dev || !strcmp(other_type, type)
-            || (strcmp(type, "fou") && strcmp(other_type, "fou"))
-            || !is_udp_tunnel_type(other_type)) {
-            continue;
-        }
-        /* Skip the datapath-level netdevs ("vxlan_sys_4789", ...): they
-         * mirror the ports the user configured. */
-        dpif_port = netdev_vport_class_get_dpif_port(other->netdev_class);
-        if (dpif_port && !strncmp(netdev_get_name(other), dpif_port,
-                                  strlen(dpif_port))) {
-            continue;
-        }
-        cfg = netdev_get_tunnel_config(other);
-        if (cfg && cfg->dst_port == dst_port) {
-            ds_put_format(errors, "%s: UDP port %"PRIu16" is already used by "
-                          "%s port %s\n", netdev_get_name(dev),
-                          ntohs(dst_port), other_type,
-                          netdev_get_name(other));
-            err = EEXIST;
-        }
+/* ofproto's tunnel map tells the ports of one datapath port apart by their
+ * endpoints, packet type and key, and ipip and fou have no key: returns
+ * EEXIST (and says why in 'errors') if ipip or fou port 'dev' (of 'type',
+ * configured as 'tnl_cfg') and 'other' would receive the same packets.
+ * (Without this check ofproto refuses the second port with a bare "File
+ * exists".) */
+static int
+check_same_endpoints(const struct netdev *dev, const char *type,
+                     const struct netdev_tunnel_config *tnl_cfg,
+                     const struct netdev *other, const char *other_type,
+                     const struct netdev_tunnel_config *other_cfg,
+                     struct ds *errors)
+{
+    if (strcmp(type, other_type)
+        || !netdev_iptun_is_iptun_type(type)
+        || other_cfg->dst_port != tnl_cfg->dst_port
+        || other_cfg->pt_mode != tnl_cfg->pt_mode
+        || other_cfg->ip_src_flow != tnl_cfg->ip_src_flow
+        || other_cfg->ip_dst_flow != tnl_cfg->ip_dst_flow
+        || !ipv6_addr_equals(&other_cfg->ipv6_src, &tnl_cfg->ipv6_src)
+        || !ipv6_addr_equals(&other_cfg->ipv6_dst, &tnl_cfg->ipv6_dst)) {
+        return 0;
     }
-    for (size_t i = 0; i < n_vports; i++) {
-        netdev_close(vports[i]);
-    }
-    free(vports);
-
-    return err;
+    ds_put_format(errors, "%s: %s port %s already has these endpoints (%s "
+                  "tunnels have no key: a port is identified by its "
+                  "local_ip and remote_ip%s)\n", netdev_get_name(dev), type,
+                  netdev_get_name(other), type,
+                  strcmp(type, "fou") ? "" : " on its dst_port");
+    return EEXIST;
 }
 
 /* Checks the configuration 'tnl_cfg', parsed from 'args', of tunnel port
@@ -190,14 +217,49 @@ netdev_iptun_check_config(const struct netdev *dev, const struct smap *args,
                           struct ds *errors)
 {
     const char *type = netdev_get_type(dev);
+    struct netdev **vports;
+    size_t n_vports;
     int err = 0;
 
     if (netdev_iptun_is_iptun_type(type)) {
         err = check_iptun_options(netdev_get_name(dev), type, args, tnl_cfg,
                                   errors);
+    } else if (!is_udp_tunnel_type(type)) {
+        return 0;
     }
-    if (!err && tnl_cfg->dst_port) {
-        err = check_udp_port_clash(dev, type, tnl_cfg->dst_port, errors);
+
+    vports = netdev_get_vports(&n_vports);
+    for (size_t i = 0; i < n_vports; i++) {
+        const struct netdev *other = vports[i];
+        const char *dpif_port;
+        const struct netdev_tunnel_config *other_cfg;
+
+        if (err || other == dev) {
+            continue;
+        }
+        /* Skip the datapath-level netdevs ("vxlan_sys_4789", ...): they
+         * mirror the ports the user configured. */
+        dpif_port = netdev_vport_class_get_dpif_port(other->netdev_class);
+        if (dpif_port && !strncmp(netdev_get_name(other), dpif_port,
+                                  strlen(dpif_port))) {
+            continue;
+        }
+        other_cfg = netdev_get_tunnel_config(other);
+        if (other_cfg) {
+            const char *other_type = netdev_get_type(other);
+
+            err = check_udp_port_clash(dev, type, tnl_cfg, other, other_type,
+                                       other_cfg, errors);
+            if (!err) {
+                err = check_same_endpoints(dev, type, tnl_cfg, other,
+                                           other_type, other_cfg, errors);
+            }
+        }
     }
+    for (size_t i = 0; i < n_vports; i++) {
+        netdev_close(vports[i]);
+    }
+    free(vports);
+
     return err;
 }

@@ -30,6 +30,7 @@
 #include "netdev-native-tnl.h"
 #include "netdev-vport-private.h"
 #include "odp-netlink.h"
+#include "openvswitch/dynamic-string.h"
 #include "packets.h"
 #include "openvswitch/vlog.h"
 
@@ -46,30 +47,51 @@ COVERAGE_DEFINE(fou_pop_bad_udp_len);
 COVERAGE_DEFINE(fou_pop_bad_udp_csum);
 COVERAGE_DEFINE(fou_pop_bad_inner);
 
-/* Both tunnel types carry IPv4 only, over IPv4 only.  Returns true if the
- * packet described by 'params' can be encapsulated; otherwise logs (rate
- * limited) why not and returns false.  An Ethernet frame (ptap port), ARP or
- * IPv6 handed to the port is refused here, so the translation outputs
- * nothing. */
-static bool
-iptun_can_encapsulate(const struct netdev *netdev, const char *type,
-                      const struct netdev_tnl_build_header_params *params)
+/* If 'netdev', an ipip or fou port, cannot encapsulate the packet described
+ * by 'params', appends ": " and the reason to 'reason' and returns true.  An
+ * Ethernet frame (ptap port), ARP or IPv6 handed to the port is refused, so
+ * that the translation outputs nothing; ofproto/trace shows the reason after
+ * "native tunnel header build failed". */
+bool
+netdev_iptun_build_error(const struct netdev *netdev,
+                         const struct netdev_tnl_build_header_params *params,
+                         struct ds *reason)
 {
-    if (params->flow->packet_type != htonl(PT_IPV4)) {
-        VLOG_WARN_RL(&err_rl, "%s: %s tunnels carry IPv4 only, dropping "
-                     "packet of type (%"PRIu16",%#"PRIx16")",
-                     netdev_get_name(netdev), type,
-                     pt_ns(params->flow->packet_type),
-                     pt_ns_type(params->flow->packet_type));
+    const char *type = netdev_get_type(netdev);
+
+    if (!netdev_iptun_is_iptun_type(type)) {
         return false;
+    }
+    if (params->flow->packet_type != htonl(PT_IPV4)) {
+        ds_put_format(reason, ": %s tunnels carry IPv4 only, not packets of "
+                      "type (%"PRIu16",%#"PRIx16")", type,
+                      pt_ns(params->flow->packet_type),
+                      pt_ns_type(params->flow->packet_type));
+        return true;
     }
     if (params->is_ipv6) {
-        VLOG_WARN_RL(&err_rl, "%s: %s tunnels need an IPv4 underlay, "
-                     "dropping packet to an IPv6 tunnel endpoint",
-                     netdev_get_name(netdev), type);
-        return false;
+        ds_put_format(reason, ": %s tunnels need an IPv4 underlay, not an "
+                      "IPv6 tunnel endpoint", type);
+        return true;
     }
-    return true;
+    return false;
+}
+
+/* Returns true if 'netdev' can encapsulate the packet described by 'params',
+ * otherwise logs (rate limited) why not and returns false. */
+static bool
+iptun_can_encapsulate(const struct netdev *netdev,
+                      const struct netdev_tnl_build_header_params *params)
+{
+    struct ds reason = DS_EMPTY_INITIALIZER;
+    bool error = netdev_iptun_build_error(netdev, params, &reason);
+
+    if (error) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet%s",
+                     netdev_get_name(netdev), ds_cstr(&reason));
+    }
+    ds_destroy(&reason);
+    return !error;
 }
 
 /* pkt_metadata_init_tnl() without zeroing the conntrack original tuple
@@ -223,7 +245,7 @@ netdev_ipip_build_header(const struct netdev *netdev,
                          struct ovs_action_push_tnl *data,
                          const struct netdev_tnl_build_header_params *params)
 {
-    if (!iptun_can_encapsulate(netdev, "ipip", params)) {
+    if (!iptun_can_encapsulate(netdev, params)) {
         COVERAGE_INC(ipip_build_non_ipv4);
         return EINVAL;
     }
@@ -283,7 +305,7 @@ netdev_fou_build_header(const struct netdev *netdev,
     struct netdev_vport *dev = netdev_vport_cast(netdev);
     struct udp_header *udp;
 
-    if (!iptun_can_encapsulate(netdev, "fou", params)) {
+    if (!iptun_can_encapsulate(netdev, params)) {
         COVERAGE_INC(fou_build_non_ipv4);
         return EINVAL;
     }

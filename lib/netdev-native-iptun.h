@@ -56,6 +56,11 @@ int netdev_fou_build_header(const struct netdev *,
 struct dp_packet *netdev_fou_pop_header(struct dp_packet *);
 /* fou's push_header is netdev_tnl_push_udp_header(). */
 
+/* Why build_header refused a packet, for ofproto/trace. */
+bool netdev_iptun_build_error(const struct netdev *,
+                              const struct netdev_tnl_build_header_params *,
+                              struct ds *reason);
+
 /* Port configuration checks, called from set_tunnel_config() in
  * netdev-vport.c: the ovs-iptun types' own options, and UDP port clashes
  * between fou and the other UDP tunnel types. */

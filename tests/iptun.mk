@@ -9,7 +9,8 @@ TESTSUITE_AT += \
 	tests/iptun-malformed.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
-	tests/iptun-controller.at
+	tests/iptun-controller.at \
+	tests/iptun-trace.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
 	tests/system-iptun-linux.at \
