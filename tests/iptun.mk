@@ -10,7 +10,7 @@ TESTSUITE_AT += \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
-	tests/iptun-trace.at
+	tests/iptun-tools.at
 SYSTEM_USERSPACE_TESTSUITE_AT += \
 	tests/system-iptun.at \
 	tests/system-iptun-linux.at \
