@@ -37,9 +37,7 @@ COVERAGE_DEFINE(iptun_term_inner_insert);
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
-atomic_bool iptun_term_ipip_on;
-atomic_uint64_t iptun_term_udp_ports[65536 / 64];
-atomic_uint64_t iptun_term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
+static struct iptun_term_listeners term_listeners;
 
 /* Control side: how many ipip ports and fou ports per UDP destination port
  * exist, and whether the cache is enabled. */
@@ -69,7 +67,7 @@ static void
 term_publish_udp(uint16_t port)
     OVS_REQUIRES(term_mutex)
 {
-    term_publish_bit(iptun_term_udp_ports, port, term_udp_refs[port]);
+    term_publish_bit(term_listeners.udp_ports, port, term_udp_refs[port]);
 }
 
 /* Publishes whether datapath port 'port' is an ipip or fou port. */
@@ -77,14 +75,14 @@ static void
 term_publish_odp(uint32_t port)
     OVS_REQUIRES(term_mutex)
 {
-    term_publish_bit(iptun_term_odp_ports, port, term_odp_ports[port]);
+    term_publish_bit(term_listeners.odp_ports, port, term_odp_ports[port]);
 }
 
 static void
 term_publish_all(void)
     OVS_REQUIRES(term_mutex)
 {
-    atomic_store_relaxed(&iptun_term_ipip_on,
+    atomic_store_relaxed(&term_listeners.ipip_on,
                          term_enabled && term_ipip_ports > 0);
     for (int port = 0; port < 65536; port++) {
         term_publish_udp(port);
@@ -116,7 +114,7 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
         } else if (term_ipip_ports) {
             term_ipip_ports--;
         }
-        atomic_store_relaxed(&iptun_term_ipip_on,
+        atomic_store_relaxed(&term_listeners.ipip_on,
                              term_enabled && term_ipip_ports > 0);
     } else if (fou) {
         uint16_t port = ntohs(tp_port);
@@ -161,6 +159,7 @@ void
 iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
+    cache->listeners = &term_listeners;
 }
 
 /* Drops the reference an entry of either table holds in '*flowp'. */
@@ -176,8 +175,8 @@ term_flow_release(struct dp_netdev_flow **flowp)
 void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
-    for (int i = 0; i < IPTUN_TERM_CACHE_ENTRIES; i++) {
-        term_flow_release(&cache->entries[i].flow);
+    for (int i = 0; i < IPTUN_TERM_OUTER_ENTRIES; i++) {
+        term_flow_release(&cache->outer[i].flow);
     }
     for (int i = 0; i < IPTUN_TERM_INNER_ENTRIES; i++) {
         term_flow_release(&cache->inner[i].flow);
@@ -189,7 +188,7 @@ iptun_term_cache_uninit(struct iptun_term_cache *cache)
 void
 iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
 {
-    struct iptun_term_entry *e = &cache->entries[cache->sweep_idx];
+    struct iptun_term_outer_entry *e = &cache->outer[cache->outer_sweep_idx];
     struct iptun_term_inner_entry *ie = &cache->inner[cache->inner_sweep_idx];
 
     if (e->flow && e->flow->dead) {
@@ -198,7 +197,8 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     if (ie->flow && ie->flow->dead) {
         term_flow_release(&ie->flow);
     }
-    cache->sweep_idx = (cache->sweep_idx + 1) & IPTUN_TERM_CACHE_MASK;
+    cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
+                             & IPTUN_TERM_OUTER_MASK;
     cache->inner_sweep_idx = (cache->inner_sweep_idx + 1)
                              & IPTUN_TERM_INNER_MASK;
 }
@@ -245,11 +245,11 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
                         struct dp_packet *packet, struct dp_netdev_flow *flow)
 {
     const struct pkt_metadata *md = &packet->md;
-    struct iptun_term_entry *e;
-    struct iptun_term_key key;
+    struct iptun_term_outer_entry *e;
+    struct iptun_term_outer_key key;
 
     if (flow_tnl_dst_is_set(&md->tunnel)) {
-        if (iptun_term_inner_candidate(packet)) {
+        if (iptun_term_inner_candidate(cache, packet)) {
             term_inner_insert(cache, packet, flow);
         }
         return;
@@ -258,18 +258,18 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     /* Only packets as they came from a port: the metadata that
      * pkt_metadata_init() gives, which the key does not hold. */
     if (md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
-        || md->ct_state || !iptun_term_candidate(packet)
-        || iptun_term_parse(packet, md->in_port.odp_port, &key) < 0
+        || md->ct_state || !iptun_term_outer_candidate(cache, packet)
+        || iptun_term_outer_parse(packet, md->in_port.odp_port, &key) < 0
         || !iptun_term_flow_usable(flow)) {
         return;
     }
     if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP
         && !MINIFLOW_GET_BE16(&flow->cr.mask->mf, tp_src)) {
-        iptun_term_key_wildcard_udp_src(&key);
+        iptun_term_outer_wildcard_udp_src(&key);
     }
 
-    e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
-    if (e->flow == flow && iptun_term_key_equal(&e->key, &key)) {
+    e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
+    if (e->flow == flow && iptun_term_outer_key_equal(&e->key, &key)) {
         return;
     }
     if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {

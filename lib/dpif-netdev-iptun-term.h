@@ -43,8 +43,9 @@
  * that the normal lookup found, uses it only while it is alive, and a hit
  * updates the flow's statistics like any other hit.
  *
- * Hits are counted as exact-match cache hits in dpif-netdev/pmd-stats-show
- * and in the coverage counters "iptun_term_hit" and "iptun_term_inner_hit".
+ * Hits are counted as "tunnel termination cache hits" in
+ * dpif-netdev/pmd-stats-show and in the coverage counters "iptun_term_hit"
+ * and "iptun_term_inner_hit".
  * other_config:iptun-term-cache (default true) turns the cache off. */
 
 #include <stdbool.h>
@@ -61,21 +62,21 @@
 
 struct smap;
 
-#define IPTUN_TERM_CACHE_ENTRIES 1024   /* A power of 2. */
-#define IPTUN_TERM_CACHE_MASK (IPTUN_TERM_CACHE_ENTRIES - 1)
-#define IPTUN_TERM_KEY_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
+#define IPTUN_TERM_OUTER_ENTRIES 1024   /* A power of 2. */
+#define IPTUN_TERM_OUTER_MASK (IPTUN_TERM_OUTER_ENTRIES - 1)
+#define IPTUN_TERM_OUTER_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
 #define IPTUN_TERM_MAX_ODP_PORTS 65536
 
-struct iptun_term_key {
+struct iptun_term_outer_key {
     uint64_t w[4];
 };
 
-struct iptun_term_entry {
-    struct iptun_term_key key;
+struct iptun_term_outer_entry {
+    struct iptun_term_outer_key key;
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
 };
 
@@ -90,10 +91,24 @@ struct iptun_term_inner_entry {
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
 };
 
+/* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
+ * ipip port exists, UDP to a fou port's destination port; and which
+ * datapath ports are ipip or fou ports (for the second pass).  One set for
+ * the process, written under a mutex by iptun_term_port_ref() and
+ * iptun_term_set_config(), read by the PMD threads without locking through
+ * their caches' const pointer; a stale value only costs a lookup or skips
+ * the cache for a moment. */
+struct iptun_term_listeners {
+    atomic_bool ipip_on;
+    atomic_uint64_t udp_ports[65536 / 64];
+    atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
+};
+
 struct iptun_term_cache {
-    struct iptun_term_entry entries[IPTUN_TERM_CACHE_ENTRIES];
+    const struct iptun_term_listeners *listeners;
+    struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
     struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
-    uint32_t sweep_idx;
+    uint32_t outer_sweep_idx;
     uint32_t inner_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
 };
@@ -110,16 +125,10 @@ void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
                          ovs_be16 tp_port, bool add);
 
-/* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
- * ipip port exists, UDP to a fou port's destination port.  Read by the PMD
- * threads without locking; a stale value only costs a lookup or skips the
- * cache for a moment. */
-extern atomic_bool iptun_term_ipip_on;
-extern atomic_uint64_t iptun_term_udp_ports[65536 / 64];
-extern atomic_uint64_t iptun_term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
-
+/* True if 'packet', a first-pass packet, is one that 'cache' may hold. */
 static inline bool
-iptun_term_candidate(const struct dp_packet *packet)
+iptun_term_outer_candidate(const struct iptun_term_cache *cache,
+                           const struct dp_packet *packet)
 {
     const struct eth_header *eth = dp_packet_data(packet);
     const struct ip_header *ip = (const struct ip_header *) (eth + 1);
@@ -132,7 +141,7 @@ iptun_term_candidate(const struct dp_packet *packet)
     if (ip->ip_proto == IPPROTO_IPIP) {
         bool on;
 
-        atomic_read_relaxed(&iptun_term_ipip_on, &on);
+        atomic_read_relaxed(&cache->listeners->ipip_on, &on);
         return on;
     }
     if (ip->ip_proto == IPPROTO_UDP
@@ -141,7 +150,7 @@ iptun_term_candidate(const struct dp_packet *packet)
         uint16_t port = ntohs(udp->udp_dst);
         uint64_t bits;
 
-        atomic_read_relaxed(&iptun_term_udp_ports[port / 64], &bits);
+        atomic_read_relaxed(&cache->listeners->udp_ports[port / 64], &bits);
         return bits & (UINT64_C(1) << (port % 64));
     }
     return false;
@@ -152,7 +161,8 @@ iptun_term_candidate(const struct dp_packet *packet)
  * metadata the pop gave it (recirculation id 0; any other recirculation has
  * one). */
 static inline bool
-iptun_term_inner_candidate(const struct dp_packet *packet)
+iptun_term_inner_candidate(const struct iptun_term_cache *cache,
+                           const struct dp_packet *packet)
 {
     uint32_t port = odp_to_u32(packet->md.in_port.odp_port);
     uint64_t bits;
@@ -160,7 +170,7 @@ iptun_term_inner_candidate(const struct dp_packet *packet)
     if (packet->md.recirc_id || port >= IPTUN_TERM_MAX_ODP_PORTS) {
         return false;
     }
-    atomic_read_relaxed(&iptun_term_odp_ports[port / 64], &bits);
+    atomic_read_relaxed(&cache->listeners->odp_ports[port / 64], &bits);
     return bits & (UINT64_C(1) << (port % 64));
 }
 
@@ -171,8 +181,8 @@ iptun_term_inner_candidate(const struct dp_packet *packet)
  * fragment, lengths that miniflow_extract() would not accept in full, or not
  * ipip/fou. */
 static inline int
-iptun_term_parse(const struct dp_packet *packet, odp_port_t in_port,
-                 struct iptun_term_key *key)
+iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
+                 struct iptun_term_outer_key *key)
 {
     const uint8_t *data = dp_packet_data(packet);
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
@@ -181,7 +191,7 @@ iptun_term_parse(const struct dp_packet *packet, odp_port_t in_port,
     uint32_t ports = 0;
     uint32_t macs_tail;
 
-    /* iptun_term_candidate() checked the size, the Ethernet type and the
+    /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
      * protocol. */
     if (packet->packet_type != htonl(PT_ETH)
         || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
@@ -211,14 +221,14 @@ iptun_term_parse(const struct dp_packet *packet, odp_port_t in_port,
  * packet from source port 0 never finds a flow that matches source port 0
  * through another packet's wildcarded key, or the reverse. */
 static inline void
-iptun_term_key_wildcard_udp_src(struct iptun_term_key *key)
+iptun_term_outer_wildcard_udp_src(struct iptun_term_outer_key *key)
 {
     struct udp_header udp = { .udp_src = OVS_BE16_MAX };
     uint32_t src_mask;
 
     memcpy(&src_mask, &udp, sizeof src_mask);
     key->w[2] &= ~(uint64_t) src_mask;
-    key->w[0] |= IPTUN_TERM_KEY_WILDCARDED;
+    key->w[0] |= IPTUN_TERM_OUTER_WILDCARDED;
 }
 
 /* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
@@ -231,7 +241,7 @@ iptun_term_mix(uint64_t x)
 }
 
 static inline uint32_t
-iptun_term_hash(const struct iptun_term_key *key)
+iptun_term_outer_hash(const struct iptun_term_outer_key *key)
 {
     /* The MAC addresses (w[1] and the top of w[2]) of the packets of one
      * tunnel rarely differ when the rest does not. */
@@ -239,8 +249,8 @@ iptun_term_hash(const struct iptun_term_key *key)
 }
 
 static inline bool
-iptun_term_key_equal(const struct iptun_term_key *a,
-                     const struct iptun_term_key *b)
+iptun_term_outer_key_equal(const struct iptun_term_outer_key *a,
+                     const struct iptun_term_outer_key *b)
 {
     return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
              | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3]));
@@ -382,18 +392,18 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
 }
 
 /* Returns the flow for 'packet', a first-pass packet received on 'in_port'
- * for which iptun_term_candidate() is true, and sets the packet's layer
+ * for which iptun_term_outer_candidate() is true, and sets the packet's layer
  * offsets as miniflow_extract() would, or returns NULL (offsets untouched)
  * if the cache has nothing for it. */
 static inline struct dp_netdev_flow *
 iptun_term_outer_lookup(struct iptun_term_cache *cache,
                         struct dp_packet *packet, odp_port_t in_port)
 {
-    struct iptun_term_entry *e;
-    struct iptun_term_key key;
+    struct iptun_term_outer_entry *e;
+    struct iptun_term_outer_key key;
     int l2_pad;
 
-    l2_pad = iptun_term_parse(packet, in_port, &key);
+    l2_pad = iptun_term_outer_parse(packet, in_port, &key);
     if (l2_pad < 0) {
         return NULL;
     }
@@ -401,17 +411,18 @@ iptun_term_outer_lookup(struct iptun_term_cache *cache,
     /* A fou flow that matches the UDP source port is cached with it, others
      * (the usual case) without: try the wildcarded key first. */
     if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP) {
-        struct iptun_term_key wild = key;
+        struct iptun_term_outer_key wild = key;
 
-        iptun_term_key_wildcard_udp_src(&wild);
-        e = &cache->entries[iptun_term_hash(&wild) & IPTUN_TERM_CACHE_MASK];
-        if (e->flow && iptun_term_key_equal(&e->key, &wild)
+        iptun_term_outer_wildcard_udp_src(&wild);
+        e = &cache->outer[iptun_term_outer_hash(&wild)
+                          & IPTUN_TERM_OUTER_MASK];
+        if (e->flow && iptun_term_outer_key_equal(&e->key, &wild)
             && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
             goto found;
         }
     }
-    e = &cache->entries[iptun_term_hash(&key) & IPTUN_TERM_CACHE_MASK];
-    if (!e->flow || !iptun_term_key_equal(&e->key, &key)
+    e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
+    if (!e->flow || !iptun_term_outer_key_equal(&e->key, &key)
         || OVS_UNLIKELY(!iptun_term_flow_usable(e->flow))) {
         return NULL;
     }
@@ -422,7 +433,7 @@ found:
 }
 
 /* The cache lookup of dfc_processing(), for a packet for which
- * iptun_term_candidate() (first pass, 'md_is_valid' false, received on
+ * iptun_term_outer_candidate() (first pass, 'md_is_valid' false, received on
  * 'in_port') or iptun_term_inner_candidate() (second pass) is true.
  * Returns the packet's flow and its TCP flags, or NULL. */
 static inline struct dp_netdev_flow *
