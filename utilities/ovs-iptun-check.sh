@@ -5,8 +5,8 @@
 #
 # Tiers (all by default; give names to choose):
 #   unit     the project's unit tests (keyword "iptun") and upstream's
-#            tunnel regressions (tunnel.at, tunnel-push-pop.at,
-#            tunnel-push-pop-ipv6.at, odp.at), dummy datapath, no root
+#            suites that the patches touch (IPTUN_UPSTREAM, below), every
+#            test of them, dummy datapath, no root
 #   system   the project's host system tests (userspace datapath, network
 #            namespaces and veth; needs root, skipped otherwise)
 #   guest    the project's system tests that need Linux's ipip and fou
@@ -16,22 +16,55 @@
 # TESTSUITEFLAGS (e.g. "-j2" or "-k ipip") is passed to every testsuite
 # run; default "-j2".  The last line is "N passed, N failed, N skipped",
 # counted from the testsuites' own per-test results.
+#
+# IPTUN_UPSTREAM chooses the upstream test files of the unit tier (files of
+# tests/, shell patterns allowed), or names a set of them:
+#   datapath  (the default, "make check") the tunnel set and the suites of
+#             the datapath code the patches change: dpif-netdev.at,
+#             pmd.at, ofproto-dpif.at, packet-type-aware.at, nsh.at
+#   tunnel    (the default of "make check-dpdk" and "make
+#             check-sanitizers") upstream's tunnel regressions: tunnel*.at
+#             (tunnel.at, tunnel-push-pop.at, tunnel-push-pop-ipv6.at) and
+#             odp.at
+#   none      the project's tests only
 
 set -u
 : "${OVS_SRCDIR:?}" "${OVS_BUILDDIR:?}"
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 MAKE=${MAKE:-make}
 FLAGS=${TESTSUITEFLAGS:--j2}
 tiers=${*:-unit system guest}
 
-# Upstream test files whose every test must keep passing.
-UPSTREAM_FILES="tunnel.at tunnel-push-pop.at tunnel-push-pop-ipv6.at odp.at"
+UPSTREAM_TUNNEL="tunnel*.at odp.at"
+UPSTREAM_DATAPATH="$UPSTREAM_TUNNEL dpif-netdev.at pmd.at ofproto-dpif.at
+                   packet-type-aware.at nsh.at"
+case ${IPTUN_UPSTREAM:-datapath} in
+datapath) upstream=$UPSTREAM_DATAPATH ;;
+tunnel) upstream=$UPSTREAM_TUNNEL ;;
+none) upstream= ;;
+*) upstream=$IPTUN_UPSTREAM ;;
+esac
+# The file names, each of which must exist.
+UPSTREAM_FILES=
+for p in $upstream; do
+    for f in "$OVS_SRCDIR"/tests/$p; do
+        if test ! -f "$f"; then
+            echo "$0: IPTUN_UPSTREAM: no upstream test file $p" \
+                 "in $OVS_SRCDIR/tests" >&2
+            exit 1
+        fi
+        UPSTREAM_FILES="$UPSTREAM_FILES ${f##*/}"
+    done
+done
 
 log_dir=$OVS_BUILDDIR/iptun-check
 rm -rf "$log_dir"
 mkdir -p "$log_dir"
 
 # Prints the numbers of the tests of testsuite listing $1 (the output of
-# "testsuite --list") that come from the files in $2 or have keyword iptun.
+# "testsuite --list") that come from the files in $2 or have keyword iptun,
+# runs of consecutive numbers as ranges ("12-40", as autotest takes them).
 select_tests () {
     awk -v files="$2" '
         BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) want[f[i]] = 1 }
@@ -44,7 +77,10 @@ select_tests () {
         }
         # keyword lines follow their test
         /^      / && / iptun( |$)/ && !(lastloc in want) { print last }
-    ' "$1" | sort -n | uniq | tr '\n' ' '
+    ' "$1" | sort -n | uniq | awk '
+        function flush() { if (n) printf "%s ", (first == prev ? first : first "-" prev) }
+        { if (n && $1 == prev + 1) { prev = $1; next } flush(); first = prev = $1; n = 1 }
+        END { flush() }'
 }
 
 # Keeps the per-test result lines of tier $1's log (without the colors a
@@ -85,10 +121,11 @@ for tier in $tiers; do
         case " $FLAGS " in
         *" -k "*) tests= ;;   # the caller chose the tests
         esac
+        # shellcheck disable=SC2086  # one argument per test or range
         run_suite check unit $tests
         ;;
     system)
-        if test "$(id -u)" != 0; then
+        if ! iptun_is_root; then
             echo "=== system: skipped (needs root)"
             echo "system: skipped (needs root)" > "$log_dir/system.results"
             continue
@@ -99,7 +136,7 @@ for tier in $tiers; do
         esac
         ;;
     guest)
-        if test "$(id -u)" != 0; then
+        if ! iptun_is_root; then
             echo "=== guest: skipped (needs root)"
             echo "guest: skipped (needs root)" > "$log_dir/guest.results"
             continue
@@ -114,7 +151,7 @@ for tier in $tiers; do
         echo "=== guest: make check-system-userspace TESTSUITEFLAGS='$guest_flags' in a qemu guest"
         mkdir -p "$log_dir/guest"
         TESTSUITEFLAGS="$guest_flags" \
-        bash "$(dirname "$0")/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-1800}" \
+        bash "$iptun_dir/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-1800}" \
             -r "$log_dir/guest" bash -c '
                 # The kernel datapath tests need the vport module
                 # installed (in the guest overlay only), when it was built.
