@@ -155,11 +155,15 @@ static int iptun_ipip_err(struct sk_buff *skb, u32 info)
 	return 0;
 }
 
-/* After Linux's ipip (1), before xfrm4_tunnel (3, 4). */
+/* IP protocol 4 goes to tunnel4 handlers in order of priority: after
+ * Linux's ipip (1) and sit (2), which claim the packets of their own
+ * devices' tunnels, before xfrm4_tunnel (4), which takes them all.  (3 is
+ * xfrm4_tunnel's priority among the handlers of IPv6 in IPv4.)
+ */
 static struct xfrm_tunnel iptun_ipip_handler __read_mostly = {
 	.handler	= iptun_ipip_rcv,
 	.err_handler	= iptun_ipip_err,
-	.priority	= 2,
+	.priority	= 3,
 };
 
 /* UDP encap_rcv of a fou device's socket: skb->data is at the UDP header,
