@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ovs-iptun: the metadata-mode net_device behind an OVS ipip or fou vport.
+ * ovs-iptun: metadata-mode ipip and fou tunnel devices (kinds iptun_ipip
+ * and iptun_fou, iptun-link.c), such as the ones Open vSwitch's kernel
+ * datapath adds as ports.
  *
- * The device is ARPHRD_NONE, so that ovs_netdev_link() accepts it and OVS
- * sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the outer
+ * The device is ARPHRD_NONE, so that openvswitch.ko accepts it as a port
+ * and sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the outer
  * IPv4 header (and, for fou, the UDP header) from the skb's tunnel metadata;
  * receive takes IP protocol 4 through tunnel4 (ipip) or one UDP tunnel
  * socket per device (fou), attaches the outer addresses as tunnel metadata
  * and hands the inner IPv4 packet to the device, where OVS's rx_handler
- * takes it.
+ * (or the IP stack, for other users) takes it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -368,16 +370,24 @@ static const struct net_device_ops iptun_netdev_ops = {
 	.ndo_get_stats64 = dev_get_tstats64,
 };
 
-static struct rtnl_link_ops iptun_link_ops;
-
-static void iptun_setup(struct net_device *dev)
+/* Common setup of both kinds (iptun-link.c); t->fou is already set.  Like
+ * OVS's other tunnel devices, the MTU does not restrict what OVS can send:
+ * the route to the remote decides.
+ */
+void iptun_dev_setup(struct net_device *dev)
 {
+	struct iptun_dev *t = netdev_priv(dev);
+
+	t->dev = dev;
 	dev->netdev_ops = &iptun_netdev_ops;
-	dev->rtnl_link_ops = &iptun_link_ops;
 	dev->type = ARPHRD_NONE;
 	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
 	dev->hard_header_len = 0;
 	dev->addr_len = 0;
+	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t);
+	dev->min_mtu = ETH_MIN_MTU;
+	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t);
+	dev->mtu = dev->max_mtu;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = iptun_free;
@@ -385,55 +395,6 @@ static void iptun_setup(struct net_device *dev)
 			 IPTUN_FEATURES;
 	dev->hw_features |= IPTUN_FEATURES;
 	netif_keep_dst(dev);
-}
-
-/* The devices are created by OVS vports only, never by "ip link add". */
-static int iptun_validate(struct nlattr *tb[], struct nlattr *data[],
-			  struct netlink_ext_ack *extack)
-{
-	NL_SET_ERR_MSG(extack, "ovs_iptun devices are created by Open vSwitch");
-	return -EOPNOTSUPP;
-}
-
-static struct rtnl_link_ops iptun_link_ops __read_mostly = {
-	.kind		= "ovs_iptun",
-	.priv_size	= sizeof(struct iptun_dev),
-	.setup		= iptun_setup,
-	.validate	= iptun_validate,
-};
-
-/* Creates and registers a device; the caller holds RTNL. */
-struct net_device *iptun_dev_create(struct net *net, const char *name,
-				    bool fou, __be16 dst_port)
-{
-	struct net_device *dev;
-	struct iptun_dev *t;
-	int err;
-
-	dev = alloc_netdev(sizeof(*t), name, NET_NAME_USER, iptun_setup);
-	if (!dev)
-		return ERR_PTR(-ENOMEM);
-	dev_net_set(dev, net);
-
-	t = netdev_priv(dev);
-	t->dev = dev;
-	t->fou = fou;
-	t->dst_port = dst_port;
-
-	/* Like OVS's other tunnel devices, do not restrict by MTU what OVS
-	 * can send: the route to the remote decides.
-	 */
-	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t);
-	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t);
-	dev->mtu = dev->max_mtu;
-
-	err = register_netdevice(dev);
-	if (err) {
-		free_netdev(dev);
-		return ERR_PTR(err);
-	}
-	return dev;
 }
 
 static struct pernet_operations iptun_net_ops = {
@@ -448,26 +409,16 @@ int iptun_dev_init_module(void)
 	err = register_pernet_device(&iptun_net_ops);
 	if (err)
 		return err;
-	err = rtnl_link_register(&iptun_link_ops);
-	if (err)
-		goto err_pernet;
 	err = xfrm4_tunnel_register(&iptun_ipip_handler, AF_INET);
 	if (err) {
 		pr_err("cannot register the IP protocol 4 handler: %d\n", err);
-		goto err_link;
+		unregister_pernet_device(&iptun_net_ops);
 	}
-	return 0;
-
-err_link:
-	rtnl_link_unregister(&iptun_link_ops);
-err_pernet:
-	unregister_pernet_device(&iptun_net_ops);
 	return err;
 }
 
 void iptun_dev_exit_module(void)
 {
 	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
-	rtnl_link_unregister(&iptun_link_ops);
 	unregister_pernet_device(&iptun_net_ops);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ovs-iptun: ipip and fou tunnel devices for Open vSwitch's kernel datapath.
+ * ovs-iptun: metadata-mode ipip and fou tunnel devices.
  */
 
 #ifndef OVS_IPTUN_H
@@ -9,7 +9,17 @@
 #include <linux/netdevice.h>
 #include <net/gro_cells.h>
 
-/* One metadata-mode tunnel device, owned by one OVS vport. */
+/* Netlink attributes of kind iptun_fou (IFLA_INFO_DATA).  ABI: Open
+ * vSwitch's dpif-netlink-rtnl.c (patches/0002) uses these numbers.
+ */
+enum {
+	IFLA_IPTUN_FOU_UNSPEC,
+	IFLA_IPTUN_FOU_PORT,		/* be16: the UDP port, required. */
+	__IFLA_IPTUN_FOU_MAX
+};
+#define IFLA_IPTUN_FOU_MAX (__IFLA_IPTUN_FOU_MAX - 1)
+
+/* One metadata-mode tunnel device. */
 struct iptun_dev {
 	struct net_device *dev;
 	struct gro_cells gro_cells;
@@ -18,8 +28,7 @@ struct iptun_dev {
 	struct socket __rcu *sock;	/* fou: the receive socket, when up. */
 };
 
-struct net_device *iptun_dev_create(struct net *net, const char *name,
-				    bool fou, __be16 dst_port);
+void iptun_dev_setup(struct net_device *dev);
 int iptun_dev_init_module(void);
 void iptun_dev_exit_module(void);
 

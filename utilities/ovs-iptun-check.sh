@@ -153,10 +153,10 @@ for tier in $tiers; do
         TESTSUITEFLAGS="$guest_flags" \
         bash "$iptun_dir/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-1800}" \
             -r "$log_dir/guest" bash -c '
-                # The kernel datapath tests need the vport module
+                # The kernel datapath tests need the tunnel module
                 # installed (in the guest overlay only), when it was built.
                 if test -n "${IPTUN_TOP_BUILDDIR:-}" \
-                   && test -f "$IPTUN_TOP_BUILDDIR/_ovs/kmod/vport-iptun.ko"; then
+                   && test -f "$IPTUN_TOP_BUILDDIR/_ovs/kmod/iptun.ko"; then
                     make -s -C "$IPTUN_TOP_BUILDDIR" modules_install \
                         > "$IPTUN_GUEST_RESULTS/modules_install.log" 2>&1 \
                         || echo "guest: make modules_install failed"

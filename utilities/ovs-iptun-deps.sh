@@ -3,6 +3,10 @@
 # build, to run its demo and to run its tests (the guest tier needs qemu,
 # Debian's 6.1 kernel image and busybox).  Runs apt-get (update, then
 # install) only when something is missing.  Needs root for that.
+#
+#   ovs-iptun-deps.sh             all of them
+#   ovs-iptun-deps.sh checkpatch  only what "make checkpatch" needs besides:
+#                                 the kernel's checkpatch.pl (linux-source)
 
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
@@ -15,11 +19,15 @@ PACKAGES="
     python3 python3-netaddr python3-pytest python3-scapy
     python3-sortedcontainers python3-os-ken
     iproute2 iputils-ping procps tcpdump ethtool iperf3
-    linux-headers-amd64 linux-source-6.1 xz-utils
+    linux-headers-amd64
     clang libclang-rt-14-dev xxd
     libdpdk-dev gnuplot-nox
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
+
+if test "${1:-}" = checkpatch; then
+    PACKAGES="linux-source-6.1 xz-utils"
+fi
 
 missing=
 for p in $PACKAGES; do

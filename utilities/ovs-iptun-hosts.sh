@@ -8,7 +8,7 @@
 # Each "host" is a network namespace.  Host a runs its own ovsdb-server and
 # ovs-vswitchd with the userspace (netdev) datapath, or the kernel datapath
 # with IPTUN_DATAPATH=system (needs openvswitch.ko and ovs-iptun's
-# vport-iptun.ko for the tunnel port), or with IPTUN_HOST_A=linux is a Linux
+# iptun.ko for the tunnel port), or with IPTUN_HOST_A=linux is a Linux
 # kernel ipip device like its one peer; each peer (b, and c...
 # with IPTUN_PEERS) is another such OVS host or, with IPTUN_PEER=linux, a
 # Linux kernel ipip (or ipip-over-fou) device.  Veth pairs from host a's

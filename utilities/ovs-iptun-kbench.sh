@@ -1,7 +1,7 @@
 #! /bin/bash
 # ovs-iptun-kbench.sh: TCP throughput of OVS's kernel datapath with an ipip
 # port against a Linux ipip device, in the same run.  Needs root, iperf3,
-# openvswitch.ko and an installed vport-iptun.ko; "make bench-kernel" runs it
+# openvswitch.ko and an installed iptun.ko; "make bench-kernel" runs it
 # in the qemu guest (utilities/ovs-iptun-guest.sh).
 #
 # Two hosts of utilities/ovs-iptun-hosts.sh (network namespaces over a veth),
