@@ -128,13 +128,47 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
     return sum == 0xffff;
 }
 
+/* iptun_pop_outer() for an outer IPv4 header with options. */
+static void *
+iptun_pop_outer_options(struct dp_packet *packet, const char *type,
+                        unsigned int *hlen, unsigned int *l4_len)
+{
+    const struct ip_header *outer = dp_packet_l3(packet);
+    unsigned int ihl_len = IP_IHL(outer->ip_ihl_ver) * 4;
+    uint32_t l3_size = dp_packet_l3_size(packet);
+    uint16_t tot_len = ntohs(outer->ip_tot_len);
+    struct flow_tnl *tnl = &packet->md.tunnel;
+
+    if (ihl_len > l3_size || tot_len < ihl_len || tot_len > l3_size) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv4 header "
+                     "length %u, total length %"PRIu16", %"PRIu32" bytes",
+                     type, ihl_len, tot_len, l3_size);
+        return NULL;
+    }
+    if (!dp_packet_ip_checksum_valid(packet) && csum(outer, ihl_len)) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer IPv4 header "
+                     "has a bad checksum", type);
+        return NULL;
+    }
+    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
+    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
+    tnl->ip_tos = outer->ip_tos;
+    tnl->ip_ttl = outer->ip_ttl;
+    *hlen = ETH_HEADER_LEN + ihl_len;
+    *l4_len = tot_len - ihl_len;
+    dp_packet_set_size(packet, packet->l3_ofs + tot_len);
+    return (char *) outer + ihl_len;
+}
+
 /* Checks the outer IPv4 header of received 'packet', records its addresses,
  * TOS and TTL in the packet's tunnel metadata, trims whatever follows the
  * outer datagram (Ethernet padding) and returns the outer header's payload,
  * with its length in '*l4_len' and the length of the Ethernet and IPv4
- * headers in '*hlen'.  Returns NULL if the outer header is not a plain IPv4
- * header (IPv6, options, bad checksum, truncated).  (Fragments never get
- * here: tnl-ports terminates only unfragmented packets.) */
+ * headers in '*hlen'.  Returns NULL if the outer header is not a good IPv4
+ * header (IPv6, bad checksum, truncated).  Options are skipped, as Linux's
+ * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
+ * drop such packets in the userspace datapath.  (Fragments never get here:
+ * tnl-ports terminates only unfragmented packets.) */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len)
@@ -180,6 +214,10 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
                      "not IPv4", type);
         return NULL;
+    }
+
+    if (IP_IHL(outer->ip_ihl_ver) > 5) {
+        return iptun_pop_outer_options(packet, type, hlen, l4_len);
     }
 
     l4 = netdev_tnl_ip_extract_tnl_md(packet, &packet->md.tunnel, hlen);

@@ -27,6 +27,8 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   ipip-outer-len-short   outer total length cuts the inner packet (30 bytes)
   ipip-outer-ihl4        outer IHL 4
   ipip-outer-options     outer IHL 6 (4 bytes of options), checksum right
+                         (well-formed: receivers skip the options)
+  ipip-outer-options-bad-csum  outer IHL 6, header checksum wrong
   ipip-outer-bad-csum    outer header checksum wrong
   ipip-outer-ttl0        outer TTL 0 (well-formed: receivers accept it)
   ipip-frag-first        protocol 4, first fragment (MF), never completed
@@ -46,6 +48,7 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   fou-zero-csum          UDP checksum 0, that is none (well-formed)
   fou-wrong-port         well-formed, to UDP port FOU_PORT + 1
   fou-frag-first         first fragment (MF) of a fou datagram
+  fou-outer-options      outer IHL 6 (4 bytes of options) (well-formed)
   fou-inner-v6           good UDP, inner version 6
   fou-inner-truncated    good UDP, 8 bytes of inner header
   good-ipip, good-fou    well-formed echo requests (for comparison)
@@ -102,6 +105,11 @@ def build(case, eth, src, dst, port):
         return eth / Raw(bytes(raw))
     if case == "ipip-outer-options":
         return eth / ipip(options=IPOption(b"\x01\x01\x01\x00")) / Raw(good)
+    if case == "ipip-outer-options-bad-csum":
+        pkt = IP(bytes(ipip(options=IPOption(b"\x01\x01\x01\x00"))
+                       / Raw(good)))
+        pkt.chksum ^= 0x5555
+        return eth / pkt
     if case == "ipip-outer-bad-csum":
         pkt = IP(bytes(ipip() / Raw(good)))
         pkt.chksum ^= 0x5555
@@ -150,6 +158,10 @@ def build(case, eth, src, dst, port):
         dgram = bytes(UDP(sport=40000, dport=port) / Raw(good))
         return eth / IP(src=src, dst=dst, proto=17, id=10, flags="MF") \
             / Raw(dgram[:64])
+    if case == "fou-outer-options":
+        return eth / IP(src=src, dst=dst,
+                        options=IPOption(b"\x01\x01\x01\x00")) \
+            / UDP(sport=40000, dport=port) / Raw(good)
     if case == "fou-inner-v6":
         return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
             / Raw(b"\x60" + good[1:])
