@@ -19,15 +19,18 @@
 #include <linux/icmp.h>
 #include <linux/if_arp.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/dsfield.h>
 #include <net/dst_metadata.h>
 #include <net/gro_cells.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip_tunnels.h>
+#include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
 #include <net/route.h>
@@ -55,11 +58,30 @@ static int iptun_hlen(const struct iptun_dev *t)
 	return sizeof(struct iphdr) + (t->fou ? sizeof(struct udphdr) : 0);
 }
 
-/* Receive: skb->data is at the inner IPv4 header after pulling hdr_len
- * bytes (0 for ipip, the UDP header for fou); ip_hdr() is the outer header.
- * Always consumes the skb.
+/* Checks the inner IPv6 header at skb->data, as ipv6_rcv() would: a
+ * payload length beyond the packet is an error, a shorter one trims.
  */
-static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len)
+static bool iptun_inner6_ok(struct sk_buff *skb)
+{
+	const struct ipv6hdr *ip6h;
+	unsigned int len;
+
+	if (!pskb_may_pull(skb, sizeof(struct ipv6hdr)))
+		return false;
+	ip6h = ipv6_hdr(skb);
+	len = sizeof(struct ipv6hdr) + ntohs(ip6h->payload_len);
+	if (ip6h->version != 6 || len > skb->len ||
+	    (!ip6h->payload_len && ip6h->nexthdr == NEXTHDR_HOP))
+		return false;
+	return !pskb_trim_rcsum(skb, len);
+}
+
+/* Receive: skb->data is at the inner IPv4 (or, for ipip's protocol 41,
+ * IPv6) header after pulling hdr_len bytes (0 for ipip, the UDP header for
+ * fou); ip_hdr() is the outer header.  Always consumes the skb.
+ */
+static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
+		     __be16 inner_proto)
 {
 	struct net_device *dev = t->dev;
 	struct metadata_dst *tun_dst;
@@ -78,12 +100,29 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len)
 		goto drop;
 	}
 
-	if (iptunnel_pull_header(skb, hdr_len, htons(ETH_P_IP),
+	if (iptunnel_pull_header(skb, hdr_len, inner_proto,
 				 !net_eq(dev_net(skb->dev), dev_net(dev)))) {
 		DEV_STATS_INC(dev, rx_length_errors);
 		goto drop_md;
 	}
 	skb_reset_network_header(skb);
+
+	if (inner_proto == htons(ETH_P_IPV6)) {
+		if (skb->len < sizeof(struct ipv6hdr)) {
+			DEV_STATS_INC(dev, rx_length_errors);
+			goto drop_md;
+		}
+		if (!iptun_inner6_ok(skb)) {
+			DEV_STATS_INC(dev, rx_frame_errors);
+			goto drop_md;
+		}
+		if (INET_ECN_decapsulate(skb, outer_tos,
+					 ipv6_get_dsfield(ipv6_hdr(skb))) > 1) {
+			DEV_STATS_INC(dev, rx_frame_errors);
+			goto drop_md;
+		}
+		goto deliver;
+	}
 
 	/* The inner packet must be a complete IPv4 header at least. */
 	if (!pskb_may_pull(skb, sizeof(struct iphdr))) {
@@ -102,6 +141,7 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len)
 		goto drop_md;
 	}
 
+deliver:
 	skb_reset_mac_header(skb);
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
@@ -134,7 +174,25 @@ static int iptun_ipip_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	return iptun_rcv(netdev_priv(dev), skb, 0);
+	return iptun_rcv(netdev_priv(dev), skb, 0, htons(ETH_P_IP));
+}
+
+/* tunnel4 handler for IP protocol 41 (IPv6 in IPv4, as Linux's sit sends
+ * it): as iptun_ipip_rcv().
+ */
+static int iptun_sit_rcv(struct sk_buff *skb)
+{
+	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
+	struct net_device *dev = rcu_dereference(in->ipip_dev);
+
+	if (!dev)
+		return -1;
+	if (!xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+		DEV_STATS_INC(dev, rx_dropped);
+		kfree_skb(skb);
+		return 0;
+	}
+	return iptun_rcv(netdev_priv(dev), skb, 0, htons(ETH_P_IPV6));
 }
 
 /* ICMP errors about our outer packets: learn the path MTU and redirects,
@@ -144,6 +202,8 @@ static int iptun_ipip_err(struct sk_buff *skb, u32 info)
 {
 	struct net *net = dev_net(skb->dev);
 	struct iptun_net *in = net_generic(net, iptun_net_id);
+	/* skb->data is at the quoted outer header of our packet. */
+	const struct iphdr *iph = (const struct iphdr *)skb->data;
 	const int type = icmp_hdr(skb)->type;
 	const int code = icmp_hdr(skb)->code;
 
@@ -151,9 +211,9 @@ static int iptun_ipip_err(struct sk_buff *skb, u32 info)
 		return -ENOENT;
 
 	if (type == ICMP_DEST_UNREACH && code == ICMP_FRAG_NEEDED)
-		ipv4_update_pmtu(skb, net, info, 0, IPPROTO_IPIP);
+		ipv4_update_pmtu(skb, net, info, 0, iph->protocol);
 	else if (type == ICMP_REDIRECT)
-		ipv4_redirect(skb, net, 0, IPPROTO_IPIP);
+		ipv4_redirect(skb, net, 0, iph->protocol);
 	return 0;
 }
 
@@ -168,6 +228,13 @@ static struct xfrm_tunnel iptun_ipip_handler __read_mostly = {
 	.priority	= 3,
 };
 
+/* IP protocol 41: after Linux's sit (1), before xfrm4_tunnel (3). */
+static struct xfrm_tunnel iptun_sit_handler __read_mostly = {
+	.handler	= iptun_sit_rcv,
+	.err_handler	= iptun_ipip_err,
+	.priority	= 2,
+};
+
 /* UDP encap_rcv of a fou device's socket: skb->data is at the UDP header,
  * whose length and checksum the UDP layer has already verified.
  */
@@ -179,7 +246,7 @@ static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	return iptun_rcv(t, skb, sizeof(struct udphdr));
+	return iptun_rcv(t, skb, sizeof(struct udphdr), htons(ETH_P_IP));
 }
 
 static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
@@ -194,18 +261,24 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	struct flowi4 fl4;
 	__be16 df, dport;
 	bool too_big;
-	u8 tos, ttl;
+	u8 tos, ttl, ipproto;
 	u32 mtu;
 
 	info = skb_tunnel_info(skb);
 	if (unlikely(!info || !(info->mode & IP_TUNNEL_INFO_TX) ||
 		     ip_tunnel_info_af(info) != AF_INET))
 		goto tx_error;
-	/* L3 tunnels of IPv4: anything else (an Ethernet frame from OVS
-	 * arrives as ETH_P_TEB, IPv6, ARP) has nothing to be carried as.
+	/* L3 tunnels of IPv4 (and, for ipip, IPv6: protocol 41): anything
+	 * else (an Ethernet frame from OVS arrives as ETH_P_TEB, ARP) has
+	 * nothing to be carried as.
 	 */
-	if (unlikely(skb->protocol != htons(ETH_P_IP) ||
-		     !pskb_inet_may_pull(skb)))
+	if (skb->protocol == htons(ETH_P_IP))
+		ipproto = IPPROTO_IPIP;
+	else if (skb->protocol == htons(ETH_P_IPV6) && !t->fou)
+		ipproto = IPPROTO_IPV6;
+	else
+		goto tx_error;
+	if (unlikely(!pskb_inet_may_pull(skb)))
 		goto tx_error;
 	key = &info->key;
 
@@ -217,7 +290,7 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	tos = key->tos;
-	ip_tunnel_init_flow(&fl4, t->fou ? IPPROTO_UDP : IPPROTO_IPIP,
+	ip_tunnel_init_flow(&fl4, t->fou ? IPPROTO_UDP : ipproto,
 			    key->u.ipv4.dst, key->u.ipv4.src, 0, RT_TOS(tos),
 			    net, 0, skb->mark, skb_get_hash(skb),
 			    key->flow_flags);
@@ -260,9 +333,9 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	} else {
 		if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP4))
 			goto tx_error_rt;
-		skb_set_inner_ipproto(skb, IPPROTO_IPIP);
+		skb_set_inner_ipproto(skb, ipproto);
 		iptunnel_xmit(NULL, rt, skb, fl4.saddr, fl4.daddr,
-			      IPPROTO_IPIP, tos, ttl, df, false);
+			      ipproto, tos, ttl, df, false);
 	}
 	return NETDEV_TX_OK;
 
@@ -412,13 +485,25 @@ int iptun_dev_init_module(void)
 	err = xfrm4_tunnel_register(&iptun_ipip_handler, AF_INET);
 	if (err) {
 		pr_err("cannot register the IP protocol 4 handler: %d\n", err);
-		unregister_pernet_device(&iptun_net_ops);
+		goto err_pernet;
 	}
+	err = xfrm4_tunnel_register(&iptun_sit_handler, AF_INET6);
+	if (err) {
+		pr_err("cannot register the IP protocol 41 handler: %d\n", err);
+		goto err_ipip;
+	}
+	return 0;
+
+err_ipip:
+	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
+err_pernet:
+	unregister_pernet_device(&iptun_net_ops);
 	return err;
 }
 
 void iptun_dev_exit_module(void)
 {
+	xfrm4_tunnel_deregister(&iptun_sit_handler, AF_INET6);
 	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
 	unregister_pernet_device(&iptun_net_ops);
 }

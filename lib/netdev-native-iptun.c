@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <net/if.h>
 #include <netinet/in.h>
+#include <netinet/ip6.h>
 #include <string.h>
 
 #include "coverage.h"
@@ -49,9 +50,9 @@ COVERAGE_DEFINE(fou_pop_bad_inner);
 
 /* If 'netdev', an ipip or fou port, cannot encapsulate the packet described
  * by 'params', appends ": " and the reason to 'reason' and returns true.  An
- * Ethernet frame (ptap port), ARP or IPv6 handed to the port is refused, so
- * that the translation outputs nothing; ofproto/trace shows the reason after
- * "native tunnel header build failed". */
+ * Ethernet frame (ptap port), ARP or (for fou) IPv6 handed to the port is
+ * refused, so that the translation outputs nothing; ofproto/trace shows the
+ * reason after "native tunnel header build failed". */
 bool
 netdev_iptun_build_error(const struct netdev *netdev,
                          const struct netdev_tnl_build_header_params *params,
@@ -62,9 +63,12 @@ netdev_iptun_build_error(const struct netdev *netdev,
     if (!netdev_iptun_is_iptun_type(type)) {
         return false;
     }
-    if (params->flow->packet_type != htonl(PT_IPV4)) {
-        ds_put_format(reason, ": %s tunnels carry IPv4 only, not packets of "
+    if (params->flow->packet_type != htonl(PT_IPV4)
+        && (params->flow->packet_type != htonl(PT_IPV6)
+            || strcmp(type, "ipip"))) {
+        ds_put_format(reason, ": %s tunnels carry %s only, not packets of "
                       "type (%"PRIu16",%#"PRIx16")", type,
+                      strcmp(type, "ipip") ? "IPv4" : "IPv4 and IPv6",
                       pt_ns(params->flow->packet_type),
                       pt_ns_type(params->flow->packet_type));
         return true;
@@ -274,10 +278,52 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
     return true;
 }
 
-/* ipip: IPv4 protocol 4, the inner packet right after the outer header. */
+/* Makes 'packet' the inner IPv6 packet at offset 'hlen', of 'len' bytes.
+ * Returns false if that is not a consistent IPv6 packet. */
+static bool
+iptun_pop_inner6(struct dp_packet *packet, const char *type,
+                 unsigned int hlen, unsigned int len)
+{
+    const struct ovs_16aligned_ip6_hdr *inner;
+    unsigned int inner_len;
 
-/* Builds, once per megaflow, the Ethernet + IPv4 (protocol 4) header that
- * netdev_ipip_push_header() puts in front of every packet. */
+    if (len < IPV6_HEADER_LEN) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
+                     "IPv6 header (%u bytes)", type, len);
+        return false;
+    }
+    inner = ALIGNED_CAST(const struct ovs_16aligned_ip6_hdr *,
+                         (const char *) dp_packet_data(packet) + hlen);
+    if (IP_VER(inner->ip6_vfc) != 6) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner header is "
+                     "IP version %d, not 6", type, IP_VER(inner->ip6_vfc));
+        return false;
+    }
+    /* As Linux's ipv6_rcv(): a payload length that does not fit what the
+     * tunnel carried is an error, a shorter one trims.  (A jumbogram,
+     * payload length 0 with a hop-by-hop header, cannot be tunnelled in
+     * IPv4.) */
+    inner_len = IPV6_HEADER_LEN + ntohs(inner->ip6_plen);
+    if (inner_len > len
+        || (!inner->ip6_plen && inner->ip6_nxt == IPPROTO_HOPOPTS)) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner IPv6 header "
+                     "(payload length %u) does not fit its %u bytes", type,
+                     ntohs(inner->ip6_plen), len);
+        return false;
+    }
+
+    packet->packet_type = htonl(PT_IPV6);
+    dp_packet_reset_packet(packet, hlen);
+    dp_packet_set_size(packet, inner_len);
+    return true;
+}
+
+/* ipip: IPv4 protocol 4 (IPv4 in IPv4, Linux's ipip) or 41 (IPv6 in IPv4,
+ * Linux's sit), the inner packet right after the outer header. */
+
+/* Builds, once per megaflow, the Ethernet + IPv4 header (protocol 4 for an
+ * IPv4 packet, 41 for IPv6) that netdev_ipip_push_header() puts in front of
+ * every packet. */
 int
 netdev_ipip_build_header(const struct netdev *netdev,
                          struct ovs_action_push_tnl *data,
@@ -288,7 +334,9 @@ netdev_ipip_build_header(const struct netdev *netdev,
         return EINVAL;
     }
 
-    netdev_tnl_ip_build_header(data, params, IPPROTO_IPIP);
+    netdev_tnl_ip_build_header(data, params,
+                               params->flow->packet_type == htonl(PT_IPV6)
+                               ? IPPROTO_IPV6 : IPPROTO_IPIP);
     data->tnl_type = OVS_VPORT_TYPE_IPIP;
     return 0;
 }
@@ -306,18 +354,27 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 
 /* Removes the Ethernet and outer IPv4 headers of 'packet', records the outer
  * addresses, TOS and TTL in its tunnel metadata and marks it as an IPv4
- * packet.  Frees 'packet' and returns NULL if the outer header is not a
- * plain IPv4 header or if what follows it is not an IPv4 header. */
+ * (protocol 4) or IPv6 (protocol 41) packet.  Frees 'packet' and returns
+ * NULL if the outer header is not a good IPv4 header or if what follows it
+ * is not a consistent packet of the protocol's IP version. */
 struct dp_packet *
 netdev_ipip_pop_header(struct dp_packet *packet)
 {
     unsigned int hlen, len;
+    bool ok;
 
     if (!iptun_pop_outer(packet, "ipip", &hlen, &len)) {
         COVERAGE_INC(ipip_pop_bad_outer);
         goto drop;
     }
-    if (!iptun_pop_inner(packet, "ipip", hlen, len)) {
+    /* tnl-ports hands ipip_sys protocols 4 and 41 only. */
+    if (((const struct ip_header *) dp_packet_l3(packet))->ip_proto
+        == IPPROTO_IPV6) {
+        ok = iptun_pop_inner6(packet, "ipip", hlen, len);
+    } else {
+        ok = iptun_pop_inner(packet, "ipip", hlen, len);
+    }
+    if (!ok) {
         COVERAGE_INC(ipip_pop_bad_inner);
         goto drop;
     }

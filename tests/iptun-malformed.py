@@ -51,20 +51,30 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   fou-outer-options      outer IHL 6 (4 bytes of options) (well-formed)
   fou-inner-v6           good UDP, inner version 6
   fou-inner-truncated    good UDP, 8 bytes of inner header
+  sit-inner-v4           protocol 41, inner version 4
+  sit-inner-truncated    protocol 41, 20 bytes of inner IPv6 header
+  sit-inner-plen         protocol 41, inner payload length > what is carried
   good-ipip, good-fou    well-formed echo requests (for comparison)
+  good-sit               an ICMPv6 echo request fd00::2 > fd00::1 in protocol
+                         41 (IPv6 in IPv4, Linux's sit)
   good-vxlan             the echo request in VXLAN (VNI 0) to UDP port FOU_PORT
 """
 
 import sys
 
-from scapy.all import (ICMP, IP, UDP, VXLAN, Ether, IPOption,  # noqa: F401
-                       Raw, conf, sendp)
+from scapy.all import (ICMP, IP, UDP, VXLAN, Ether, ICMPv6EchoRequest,
+                       IPOption, IPv6, Raw, conf, sendp)  # noqa: F401
 
 conf.verb = 0
 
 
 def inner():
     return IP(src="10.10.0.2", dst="10.10.0.1") / ICMP() / Raw(b"x" * 56)
+
+
+def inner6():
+    return IPv6(src="fd00::2", dst="fd00::1") / ICMPv6EchoRequest() \
+        / Raw(b"x" * 56)
 
 
 def neighbour99(addr):
@@ -80,6 +90,17 @@ def build(case, eth, src, dst, port):
 
     if case == "good-ipip":
         return eth / ipip() / Raw(good)
+    if case == "good-sit":
+        return eth / IP(src=src, dst=dst, proto=41) / Raw(bytes(inner6()))
+    if case == "sit-inner-v4":
+        return eth / IP(src=src, dst=dst, proto=41) / Raw(good)
+    if case == "sit-inner-truncated":
+        return eth / IP(src=src, dst=dst, proto=41) \
+            / Raw(bytes(inner6())[:20])
+    if case == "sit-inner-plen":
+        bad = bytearray(bytes(inner6()))
+        bad[4:6] = (len(bad) - 40 + 100).to_bytes(2, "big")
+        return eth / IP(src=src, dst=dst, proto=41) / Raw(bytes(bad))
     if case == "good-fou":
         return eth / outer / UDP(sport=40000, dport=port) / Raw(good)
     if case == "good-vxlan":

@@ -19,7 +19,7 @@ scapy (independently of Open vSwitch's code).
 usage: iptun-pcap-summary.py PCAP [SPORT_MIN SPORT_MAX]
 
 Prints one line per distinct outer header seen, for IPv4 packets that carry
-protocol 4 (ipip) or UDP (fou):
+protocol 4 (ipip), 41 (IPv6 in IPv4, sit) or UDP (fou):
 
   SRC > DST: proto 4, tos 0x0, ttl 64, DF
   SRC > DST: proto 17, tos 0x0, ttl 64, DF, udp dport 5555, sport in range,
@@ -66,7 +66,7 @@ def main():
         lo, hi = int(sys.argv[2]), int(sys.argv[3])
     seen = set()
     for pkt in rdpcap(sys.argv[1]):
-        if IP in pkt and pkt[IP].proto in (4, 17):
+        if IP in pkt and pkt[IP].proto in (4, 17, 41):
             seen.add(describe(pkt, lo, hi))
     for line in sorted(seen):
         print(line)

@@ -31,7 +31,7 @@ import sys
 
 
 def serve(addr, port):
-    srv = socket.socket()
+    srv = socket.socket(socket.AF_INET6 if ":" in addr else socket.AF_INET)
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind((addr, port))
     srv.listen(1)
