@@ -34,7 +34,7 @@ $MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
 # Seed corpora.
 rm -rf "$W"
 mkdir -p "$W/pop" "$W/odp" "$W/crashes"
-cases=$(sed -n 's/^  \(\(ipip\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
+cases=$(sed -n 's/^  \(\(ipip\|sit\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
             "$here/../tests/iptun-malformed.py" | sed 's/,//')
 i=0
 for c in $cases good-ipip good-fou; do
@@ -48,6 +48,7 @@ done
 n=0
 for hdr in \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=4,tos=0,ttl=64,frag=0x4000),ipip()' \
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=41,tos=0,ttl=64,frag=0x4000),ipip()' \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0x0),fou()' \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0xffff),fou()'
 do
