@@ -73,7 +73,7 @@ netdev_iptun_build_error(const struct netdev *netdev,
                       pt_ns_type(params->flow->packet_type));
         return true;
     }
-    if (params->is_ipv6) {
+    if (params->is_ipv6 && strcmp(type, "ipip")) {
         ds_put_format(reason, ": %s tunnels need an IPv4 underlay, not an "
                       "IPv6 tunnel endpoint", type);
         return true;
@@ -164,18 +164,84 @@ iptun_pop_outer_options(struct dp_packet *packet, const char *type,
     return (char *) outer + ihl_len;
 }
 
+/* iptun_pop_outer() for an outer IPv6 header (ipip only): records the
+ * outer addresses, traffic class and hop limit, skips hop-by-hop and
+ * destination options headers (among them RFC 2473's tunnel encapsulation
+ * limit, which Linux's ip6tnl sends by default) and stores the protocol
+ * that follows them in '*proto'.  Any other extension header (routing,
+ * fragment, AH, ESP) ends in a drop, as a tunnel endpoint without them
+ * configured would drop it. */
+static void *
+iptun_pop_outer6(struct dp_packet *packet, const char *type,
+                 unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
+{
+    const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
+    uint32_t l3_size = dp_packet_l3_size(packet);
+    struct flow_tnl *tnl = &packet->md.tunnel;
+    unsigned int len, ext_len = 0;
+    uint8_t nxt;
+
+    if (l3_size < IPV6_HEADER_LEN) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer IPv6 header "
+                     "is truncated", type);
+        return NULL;
+    }
+    len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+    if (len > l3_size) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv6 payload "
+                     "length %u in %"PRIu32" bytes", type,
+                     len - IPV6_HEADER_LEN, l3_size - IPV6_HEADER_LEN);
+        return NULL;
+    }
+    nxt = ip6->ip6_nxt;
+    while (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS) {
+        const uint8_t *ext = (const uint8_t *) (ip6 + 1) + ext_len;
+        unsigned int this_len;
+
+        if (IPV6_HEADER_LEN + ext_len + 8 > len) {
+            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
+                         "IPv6 extension header", type);
+            return NULL;
+        }
+        this_len = (ext[1] + 1) * 8;
+        if (IPV6_HEADER_LEN + ext_len + this_len > len) {
+            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
+                         "IPv6 extension header", type);
+            return NULL;
+        }
+        nxt = ext[0];
+        ext_len += this_len;
+    }
+    if (nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping IPv6 packet whose next header "
+                     "after the options is %"PRIu8", not 4 or 41", type, nxt);
+        return NULL;
+    }
+
+    memcpy(&tnl->ipv6_src, &ip6->ip6_src, sizeof tnl->ipv6_src);
+    memcpy(&tnl->ipv6_dst, &ip6->ip6_dst, sizeof tnl->ipv6_dst);
+    tnl->ip_tos = ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 20;
+    tnl->ip_ttl = ip6->ip6_hlim;
+    *proto = nxt;
+    *hlen = ETH_HEADER_LEN + IPV6_HEADER_LEN + ext_len;
+    *l4_len = len - IPV6_HEADER_LEN - ext_len;
+    dp_packet_set_size(packet, packet->l3_ofs + len);
+    return (char *) (ip6 + 1) + ext_len;
+}
+
 /* Checks the outer IPv4 header of received 'packet', records its addresses,
  * TOS and TTL in the packet's tunnel metadata, trims whatever follows the
  * outer datagram (Ethernet padding) and returns the outer header's payload,
- * with its length in '*l4_len' and the length of the Ethernet and IPv4
- * headers in '*hlen'.  Returns NULL if the outer header is not a good IPv4
- * header (IPv6, bad checksum, truncated).  Options are skipped, as Linux's
+ * with its length in '*l4_len', the length of the Ethernet and IP headers
+ * in '*hlen' and the IP protocol in '*proto'.  Returns NULL if the outer
+ * header is not a good IPv4 header (bad checksum, truncated) or, for ipip,
+ * a good IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
  * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
  * drop such packets in the userspace datapath.  (Fragments never get here:
  * tnl-ports terminates only unfragmented packets.) */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
-                unsigned int *hlen, unsigned int *l4_len)
+                unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
     void *l4;
@@ -200,6 +266,7 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
             tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
             tnl->ip_tos = outer->ip_tos;
             tnl->ip_ttl = outer->ip_ttl;
+            *proto = outer->ip_proto;
             *hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
             *l4_len = tot_len - IP_HEADER_LEN;
             dp_packet_set_size(packet, packet->l3_ofs + tot_len);
@@ -212,14 +279,18 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
                      "truncated", type);
         return NULL;
     }
+    if (IP_VER(outer->ip_ihl_ver) == 6 && !strcmp(type, "ipip")) {
+        return iptun_pop_outer6(packet, type, hlen, l4_len, proto);
+    }
     if (IP_VER(outer->ip_ihl_ver) != 4) {
-        /* tnl-ports also hands us IPv6 packets sent to our IPv6 addresses
-         * (next header 4 for ipip, UDP for fou). */
+        /* tnl-ports also hands fou IPv6 packets sent to our IPv6 addresses
+         * (UDP to its port). */
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
                      "not IPv4", type);
         return NULL;
     }
 
+    *proto = outer->ip_proto;
     if (IP_IHL(outer->ip_ihl_ver) > 5) {
         return iptun_pop_outer_options(packet, type, hlen, l4_len);
     }
@@ -318,12 +389,13 @@ iptun_pop_inner6(struct dp_packet *packet, const char *type,
     return true;
 }
 
-/* ipip: IPv4 protocol 4 (IPv4 in IPv4, Linux's ipip) or 41 (IPv6 in IPv4,
- * Linux's sit), the inner packet right after the outer header. */
+/* ipip: IP protocol 4 (IPv4 inside) or 41 (IPv6 inside), the inner packet
+ * right after the outer IPv4 header (Linux's ipip and sit) or IPv6 header
+ * (Linux's ip6tnl, modes ipip6 and ip6ip6). */
 
-/* Builds, once per megaflow, the Ethernet + IPv4 header (protocol 4 for an
- * IPv4 packet, 41 for IPv6) that netdev_ipip_push_header() puts in front of
- * every packet. */
+/* Builds, once per megaflow, the Ethernet + IPv4 or IPv6 header (protocol 4
+ * for an IPv4 packet, 41 for IPv6) that netdev_ipip_push_header() puts in
+ * front of every packet. */
 int
 netdev_ipip_build_header(const struct netdev *netdev,
                          struct ovs_action_push_tnl *data,
@@ -350,9 +422,19 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 
     netdev_tnl_push_ip_header(packet, data->header, data->header_len,
                               &ip_tot_size);
+    if (netdev_tnl_is_header_ipv6(data->header)) {
+        /* The outer flow label carries the inner flow's hash, for ECMP (as
+         * Linux's automatic flow labels do, and fou's source port). */
+        struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
+        ovs_be32 flow = get_16aligned_be32(&ip6->ip6_flow);
+
+        put_16aligned_be32(&ip6->ip6_flow,
+                           flow | htonl(dp_packet_get_rss_hash(packet)
+                                        & IPV6_LABEL_MASK));
+    }
 }
 
-/* Removes the Ethernet and outer IPv4 headers of 'packet', records the outer
+/* Removes the Ethernet and outer IP headers of 'packet', records the outer
  * addresses, TOS and TTL in its tunnel metadata and marks it as an IPv4
  * (protocol 4) or IPv6 (protocol 41) packet.  Frees 'packet' and returns
  * NULL if the outer header is not a good IPv4 header or if what follows it
@@ -361,15 +443,15 @@ struct dp_packet *
 netdev_ipip_pop_header(struct dp_packet *packet)
 {
     unsigned int hlen, len;
+    uint8_t proto;
     bool ok;
 
-    if (!iptun_pop_outer(packet, "ipip", &hlen, &len)) {
+    if (!iptun_pop_outer(packet, "ipip", &hlen, &len, &proto)) {
         COVERAGE_INC(ipip_pop_bad_outer);
         goto drop;
     }
     /* tnl-ports hands ipip_sys protocols 4 and 41 only. */
-    if (((const struct ip_header *) dp_packet_l3(packet))->ip_proto
-        == IPPROTO_IPV6) {
+    if (proto == IPPROTO_IPV6) {
         ok = iptun_pop_inner6(packet, "ipip", hlen, len);
     } else {
         ok = iptun_pop_inner(packet, "ipip", hlen, len);
@@ -447,8 +529,9 @@ netdev_fou_pop_header(struct dp_packet *packet)
     struct flow_tnl *tnl = &packet->md.tunnel;
     const struct udp_header *udp;
     unsigned int hlen, l4_len, udp_len;
+    uint8_t proto;
 
-    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len);
+    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto);
     if (!udp) {
         COVERAGE_INC(fou_pop_bad_outer);
         goto drop;
