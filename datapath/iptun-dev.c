@@ -158,11 +158,12 @@ drop:
 	return 0;
 }
 
-/* tunnel4 handler for IP protocol 4.  Returns nonzero for packets in a
- * namespace without an OVS ipip device, so that Linux's own ipip devices
- * (or tunnel4's ICMP "port unreachable") see them.
+/* tunnel4 handlers for IP protocols 4 and 41 (IPv6 in IPv4, as Linux's
+ * sit sends it).  Return nonzero for packets in a namespace without an
+ * iptun_ipip device up, so that Linux's own ipip and sit devices (or
+ * tunnel4's ICMP "port unreachable") see them.
  */
-static int iptun_ipip_rcv(struct sk_buff *skb)
+static int iptun_tunnel4_rcv(struct sk_buff *skb, __be16 inner_proto)
 {
 	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
 	struct net_device *dev = rcu_dereference(in->ipip_dev);
@@ -174,25 +175,17 @@ static int iptun_ipip_rcv(struct sk_buff *skb)
 		kfree_skb(skb);
 		return 0;
 	}
-	return iptun_rcv(netdev_priv(dev), skb, 0, htons(ETH_P_IP));
+	return iptun_rcv(netdev_priv(dev), skb, 0, inner_proto);
 }
 
-/* tunnel4 handler for IP protocol 41 (IPv6 in IPv4, as Linux's sit sends
- * it): as iptun_ipip_rcv().
- */
+static int iptun_ipip_rcv(struct sk_buff *skb)
+{
+	return iptun_tunnel4_rcv(skb, htons(ETH_P_IP));
+}
+
 static int iptun_sit_rcv(struct sk_buff *skb)
 {
-	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
-	struct net_device *dev = rcu_dereference(in->ipip_dev);
-
-	if (!dev)
-		return -1;
-	if (!xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)) {
-		DEV_STATS_INC(dev, rx_dropped);
-		kfree_skb(skb);
-		return 0;
-	}
-	return iptun_rcv(netdev_priv(dev), skb, 0, htons(ETH_P_IPV6));
+	return iptun_tunnel4_rcv(skb, htons(ETH_P_IPV6));
 }
 
 /* ICMP errors about our outer packets: learn the path MTU and redirects,
