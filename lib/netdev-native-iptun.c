@@ -132,10 +132,11 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
     return sum == 0xffff;
 }
 
-/* iptun_pop_outer() for an outer IPv4 header with options. */
+/* iptun_pop_outer() for an outer IPv4 header off its fast path: options
+ * (skipped), a checksum not yet verified, lengths to check one by one. */
 static void *
-iptun_pop_outer_options(struct dp_packet *packet, const char *type,
-                        unsigned int *hlen, unsigned int *l4_len)
+iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
+                      unsigned int *hlen, unsigned int *l4_len)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
     unsigned int ihl_len = IP_IHL(outer->ip_ihl_ver) * 4;
@@ -143,7 +144,8 @@ iptun_pop_outer_options(struct dp_packet *packet, const char *type,
     uint16_t tot_len = ntohs(outer->ip_tot_len);
     struct flow_tnl *tnl = &packet->md.tunnel;
 
-    if (ihl_len > l3_size || tot_len < ihl_len || tot_len > l3_size) {
+    if (ihl_len < IP_HEADER_LEN || ihl_len > l3_size || tot_len < ihl_len
+        || tot_len > l3_size) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv4 header "
                      "length %u, total length %"PRIu16", %"PRIu32" bytes",
                      type, ihl_len, tot_len, l3_size);
@@ -244,13 +246,12 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
-    void *l4;
 
     iptun_metadata_init(&packet->md);
 
     /* The usual packet: a 20-byte header with a right checksum and a total
      * length that fits the frame.  Anything else takes the general checks
-     * below (netdev_tnl_ip_extract_tnl_md()), which log why they drop. */
+     * below (iptun_pop_outer4_slow()), which log why they drop. */
     if (OVS_LIKELY(outer && packet->l4_ofs != UINT16_MAX
                    && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION))) {
         uint32_t l3_size = dp_packet_l3_size(packet);
@@ -291,23 +292,7 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
     }
 
     *proto = outer->ip_proto;
-    if (IP_IHL(outer->ip_ihl_ver) > 5) {
-        return iptun_pop_outer_options(packet, type, hlen, l4_len);
-    }
-
-    l4 = netdev_tnl_ip_extract_tnl_md(packet, &packet->md.tunnel, hlen);
-    if (l4) {
-        uint16_t tot_len = ntohs(outer->ip_tot_len);
-
-        if (tot_len < IP_HEADER_LEN) {
-            VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv4 "
-                         "length %"PRIu16, type, tot_len);
-            return NULL;
-        }
-        *l4_len = tot_len - IP_HEADER_LEN;
-        dp_packet_set_size(packet, packet->l3_ofs + tot_len);
-    }
-    return l4;
+    return iptun_pop_outer4_slow(packet, type, hlen, l4_len);
 }
 
 /* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
