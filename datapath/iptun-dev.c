@@ -5,12 +5,14 @@
  * datapath adds as ports.
  *
  * The device is ARPHRD_NONE, so that openvswitch.ko accepts it as a port
- * and sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the outer
- * IPv4 header (and, for fou, the UDP header) from the skb's tunnel metadata;
- * receive takes IP protocol 4 through tunnel4 (ipip) or one UDP tunnel
- * socket per device (fou), attaches the outer addresses as tunnel metadata
- * and hands the inner IPv4 packet to the device, where OVS's rx_handler
- * (or the IP stack, for other users) takes it.
+ * and sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the
+ * outer IPv4 or IPv6 header (and, for fou, the UDP header) from the skb's
+ * tunnel metadata; receive takes IP protocols 4 and 41 through tunnel4
+ * (ipip over IPv4, as Linux's ipip and sit send them) and tunnel6 (ipip
+ * over IPv6, as Linux's ip6tnl sends them) or one UDP tunnel socket per
+ * device (fou, IPv4 only for now), attaches the outer addresses as tunnel
+ * metadata and hands the inner IPv4 or IPv6 packet to the device, where
+ * OVS's rx_handler (or the IP stack, for other users) takes it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -24,12 +26,15 @@
 #include <linux/netdevice.h>
 #include <linux/skbuff.h>
 #include <linux/udp.h>
+#include <net/addrconf.h>
 #include <net/dsfield.h>
 #include <net/dst_metadata.h>
 #include <net/gro_cells.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip_tunnels.h>
+#include <net/ip6_route.h>
+#include <net/ip6_tunnel.h>
 #include <net/ipv6.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -88,13 +93,23 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 	const struct iphdr *iph;
 	u8 outer_tos;
 
-	outer_tos = ip_hdr(skb)->tos;
-	if (t->fou)
-		tun_dst = udp_tun_rx_dst(skb, AF_INET,
-					 udp_hdr(skb)->check ? TUNNEL_CSUM : 0,
-					 0, 0);
-	else
-		tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
+	if (ip_hdr(skb)->version == 6) {
+		outer_tos = ipv6_get_dsfield(ipv6_hdr(skb));
+		if (t->fou)
+			tun_dst = udp_tun_rx_dst(skb, AF_INET6,
+						 udp_hdr(skb)->check ?
+						 TUNNEL_CSUM : 0, 0, 0);
+		else
+			tun_dst = ipv6_tun_rx_dst(skb, 0, 0, 0);
+	} else {
+		outer_tos = ip_hdr(skb)->tos;
+		if (t->fou)
+			tun_dst = udp_tun_rx_dst(skb, AF_INET,
+						 udp_hdr(skb)->check ?
+						 TUNNEL_CSUM : 0, 0, 0);
+		else
+			tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
+	}
 	if (!tun_dst) {
 		DEV_STATS_INC(dev, rx_dropped);
 		goto drop;
@@ -188,6 +203,72 @@ static int iptun_sit_rcv(struct sk_buff *skb)
 	return iptun_tunnel4_rcv(skb, htons(ETH_P_IPV6));
 }
 
+/* tunnel6 handlers for next headers 4 and 41 behind an outer IPv6 header
+ * (Linux's ip6tnl: ipip6, ip6ip6).  The IPv6 stack has already skipped
+ * the extension headers it knows, among them the destination options
+ * header with ip6tnl's tunnel encapsulation limit (RFC 2473); ip_hdr() is
+ * the outer IPv6 header here.
+ */
+static int iptun_tunnel6_rcv(struct sk_buff *skb, __be16 inner_proto)
+{
+	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
+	struct net_device *dev = rcu_dereference(in->ipip_dev);
+
+	if (!dev)
+		return -1;
+	if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+		DEV_STATS_INC(dev, rx_dropped);
+		kfree_skb(skb);
+		return 0;
+	}
+	return iptun_rcv(netdev_priv(dev), skb, 0, inner_proto);
+}
+
+static int iptun_ip4ip6_rcv(struct sk_buff *skb)
+{
+	return iptun_tunnel6_rcv(skb, htons(ETH_P_IP));
+}
+
+static int iptun_ip6ip6_rcv(struct sk_buff *skb)
+{
+	return iptun_tunnel6_rcv(skb, htons(ETH_P_IPV6));
+}
+
+/* ICMPv6 errors about our outer packets: learn the path MTU and
+ * redirects.
+ */
+static int iptun_ip6_err(struct sk_buff *skb, struct inet6_skb_parm *opt,
+			 u8 type, u8 code, int offset, __be32 info)
+{
+	struct net *net = dev_net(skb->dev);
+	struct iptun_net *in = net_generic(net, iptun_net_id);
+
+	if (!rcu_access_pointer(in->ipip_dev))
+		return -ENOENT;
+
+	if (type == ICMPV6_PKT_TOOBIG)
+		ip6_update_pmtu(skb, net, info, 0, 0, sock_net_uid(net, NULL));
+	else if (type == NDISC_REDIRECT)
+		ip6_redirect(skb, net, skb->dev->ifindex, 0,
+			     sock_net_uid(net, NULL));
+	return 0;
+}
+
+/* After Linux's ip6tnl (1), which claims the packets of its own devices'
+ * tunnels, before xfrm6_tunnel (3), which takes them all.
+ */
+static struct xfrm6_tunnel iptun_ip4ip6_handler __read_mostly = {
+	.handler	= iptun_ip4ip6_rcv,
+	.err_handler	= iptun_ip6_err,
+	.priority	= 2,
+};
+
+static struct xfrm6_tunnel iptun_ip6ip6_handler __read_mostly = {
+	.handler	= iptun_ip6ip6_rcv,
+	.err_handler	= iptun_ip6_err,
+	.priority	= 2,
+};
+
 /* ICMP errors about our outer packets: learn the path MTU and redirects,
  * so that the next transmit sees them in the route.
  */
@@ -242,45 +323,22 @@ static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
 	return iptun_rcv(t, skb, sizeof(struct udphdr), htons(ETH_P_IP));
 }
 
-static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
+/* Transmit over an IPv4 underlay.  Consumes the skb; returns 0 or a
+ * negative error after counting it (the caller counts the drop).
+ */
+static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
+		       const struct ip_tunnel_key *key, u8 ipproto,
+		       struct socket *sock, __be16 dport)
 {
-	struct iptun_dev *t = netdev_priv(dev);
+	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
-	const struct ip_tunnel_info *info;
-	const struct ip_tunnel_key *key;
-	struct socket *sock = NULL;
 	int hlen = iptun_hlen(t);
 	struct rtable *rt;
 	struct flowi4 fl4;
-	__be16 df, dport;
 	bool too_big;
-	u8 tos, ttl, ipproto;
+	__be16 df;
+	u8 tos, ttl;
 	u32 mtu;
-
-	info = skb_tunnel_info(skb);
-	if (unlikely(!info || !(info->mode & IP_TUNNEL_INFO_TX) ||
-		     ip_tunnel_info_af(info) != AF_INET))
-		goto tx_error;
-	/* L3 tunnels of IPv4 (and, for ipip, IPv6: protocol 41): anything
-	 * else (an Ethernet frame from OVS arrives as ETH_P_TEB, ARP) has
-	 * nothing to be carried as.
-	 */
-	if (skb->protocol == htons(ETH_P_IP))
-		ipproto = IPPROTO_IPIP;
-	else if (skb->protocol == htons(ETH_P_IPV6) && !t->fou)
-		ipproto = IPPROTO_IPV6;
-	else
-		goto tx_error;
-	if (unlikely(!pskb_inet_may_pull(skb)))
-		goto tx_error;
-	key = &info->key;
-
-	if (t->fou) {
-		sock = rcu_dereference_bh(t->sock);
-		if (unlikely(!sock))
-			goto tx_error;
-		dport = key->tp_dst ? key->tp_dst : t->dst_port;
-	}
 
 	tos = key->tos;
 	ip_tunnel_init_flow(&fl4, t->fou ? IPPROTO_UDP : ipproto,
@@ -290,12 +348,12 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	rt = ip_route_output_key(net, &fl4);
 	if (IS_ERR(rt)) {
 		DEV_STATS_INC(dev, tx_carrier_errors);
-		goto tx_error;
+		return PTR_ERR(rt);
 	}
 	if (rt->dst.dev == dev) {
 		/* The route to the remote goes into this tunnel. */
 		DEV_STATS_INC(dev, collisions);
-		goto tx_error_rt;
+		goto err_rt;
 	}
 
 	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
@@ -305,35 +363,178 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	if (too_big && df) {
 		/* DF on the outer header: the packet cannot be sent. */
 		DEV_STATS_INC(dev, tx_aborted_errors);
-		goto tx_error_rt;
+		goto err_rt;
 	}
 
 	ttl = key->ttl ? key->ttl : ip4_dst_hoplimit(&rt->dst);
 	if (skb_cow_head(skb, LL_RESERVED_SPACE(rt->dst.dev) +
 			 rt->dst.header_len + hlen))
-		goto tx_error_rt;
+		goto err_rt;
 
 	if (t->fou) {
 		bool csum = key->tun_flags & TUNNEL_CSUM;
 		__be16 sport;
 
 		if (udp_tunnel_handle_offloads(skb, csum))
-			goto tx_error_rt;
-		skb_set_inner_ipproto(skb, IPPROTO_IPIP);
+			goto err_rt;
+		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    tos, ttl, df, sport, dport, false, !csum);
 	} else {
 		if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP4))
-			goto tx_error_rt;
+			goto err_rt;
 		skb_set_inner_ipproto(skb, ipproto);
 		iptunnel_xmit(NULL, rt, skb, fl4.saddr, fl4.daddr,
 			      ipproto, tos, ttl, df, false);
 	}
+	return 0;
+
+err_rt:
+	ip_rt_put(rt);
+	kfree_skb(skb);
+	return -EINVAL;
+}
+
+/* Transmit over an IPv6 underlay, as Linux's ip6tnl (and fou over IPv6)
+ * send: no destination options (no encapsulation limit), the traffic class
+ * and hop limit from the metadata (the route's hop limit for 0), the flow
+ * label from the metadata or else from the inner flow's hash (Linux's auto
+ * flow labels: ECMP entropy).  The outer header is never fragmented: a
+ * packet too big for the route is dropped.  Consumes the skb.
+ */
+static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
+		       const struct ip_tunnel_key *key, u8 ipproto,
+		       struct socket *sock, __be16 dport)
+{
+	struct net_device *dev = t->dev;
+	struct net *net = dev_net(dev);
+	int hlen = sizeof(struct ipv6hdr) +
+		   (t->fou ? sizeof(struct udphdr) : 0);
+	bool csum = key->tun_flags & TUNNEL_CSUM;
+	struct dst_entry *dst;
+	struct ipv6hdr *ip6h;
+	struct flowi6 fl6;
+	__be32 label;
+	bool too_big;
+	u8 prio, ttl;
+	u32 mtu;
+
+	memset(&fl6, 0, sizeof(fl6));
+	fl6.flowi6_mark = skb->mark;
+	fl6.flowi6_proto = t->fou ? IPPROTO_UDP : ipproto;
+	fl6.daddr = key->u.ipv6.dst;
+	fl6.saddr = key->u.ipv6.src;
+	prio = key->tos;
+	fl6.flowlabel = ip6_make_flowinfo(RT_TOS(prio), key->label);
+	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock ? sock->sk : NULL,
+					      &fl6, NULL);
+	if (IS_ERR(dst)) {
+		DEV_STATS_INC(dev, tx_carrier_errors);
+		kfree_skb(skb);
+		return PTR_ERR(dst);
+	}
+	if (dst->dev == dev) {
+		DEV_STATS_INC(dev, collisions);
+		goto err_dst;
+	}
+
+	mtu = dst_mtu(dst) - hlen;
+	too_big = skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
+				  : skb->len > mtu;
+	if (too_big) {
+		DEV_STATS_INC(dev, tx_aborted_errors);
+		goto err_dst;
+	}
+
+	ttl = key->ttl ? key->ttl : ip6_dst_hoplimit(dst);
+	label = ip6_make_flowlabel(net, skb, key->label, true, &fl6);
+	if (skb_cow_head(skb, LL_RESERVED_SPACE(dst->dev) +
+			 dst->header_len + hlen))
+		goto err_dst;
+
+	/* From here on the tunnel metadata (key) is gone. */
+	skb_scrub_packet(skb, false);
+	if (t->fou) {
+		__be16 sport;
+
+		if (udp_tunnel_handle_offloads(skb, csum))
+			goto err_dst;
+		skb_set_inner_ipproto(skb, ipproto);
+		sport = udp_flow_src_port(net, skb, 0, 0, true);
+		udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev, &fl6.saddr,
+				     &fl6.daddr, prio, ttl, label, sport,
+				     dport, !csum);
+		return 0;
+	}
+
+	if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP6))
+		goto err_dst;
+	skb_set_inner_ipproto(skb, ipproto);
+	skb_dst_set(skb, dst);
+	skb_push(skb, sizeof(struct ipv6hdr));
+	skb_reset_network_header(skb);
+	ip6h = ipv6_hdr(skb);
+	ip6_flow_hdr(ip6h, prio, label);
+	ip6h->payload_len = htons(skb->len - sizeof(struct ipv6hdr));
+	ip6h->nexthdr = ipproto;
+	ip6h->hop_limit = ttl;
+	ip6h->saddr = fl6.saddr;
+	ip6h->daddr = fl6.daddr;
+	ip6tunnel_xmit(NULL, skb, dev);
+	return 0;
+
+err_dst:
+	dst_release(dst);
+	kfree_skb(skb);
+	return -EINVAL;
+}
+
+static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+	const struct ip_tunnel_info *info;
+	struct socket *sock = NULL;
+	__be16 dport = 0;
+	u8 ipproto;
+	int err;
+
+	info = skb_tunnel_info(skb);
+	if (unlikely(!info || !(info->mode & IP_TUNNEL_INFO_TX)))
+		goto tx_error;
+	/* L3 tunnels of IPv4 (IP protocol 4) and IPv6 (41): anything else
+	 * (an Ethernet frame from OVS arrives as ETH_P_TEB, ARP) has nothing
+	 * to be carried as.
+	 */
+	if (skb->protocol == htons(ETH_P_IP))
+		ipproto = IPPROTO_IPIP;
+	else if (skb->protocol == htons(ETH_P_IPV6) && !t->fou)
+		ipproto = IPPROTO_IPV6;
+	else
+		goto tx_error;
+	if (unlikely(!pskb_inet_may_pull(skb)))
+		goto tx_error;
+
+	if (t->fou) {
+		sock = rcu_dereference_bh(t->sock);
+		if (unlikely(!sock))
+			goto tx_error;
+		dport = info->key.tp_dst ? info->key.tp_dst : t->dst_port;
+	}
+
+	if (ip_tunnel_info_af(info) == AF_INET6) {
+		if (t->fou)	/* Not yet: a socket of each family. */
+			goto tx_error;
+		err = iptun_xmit6(t, skb, &info->key, ipproto, sock, dport);
+	} else {
+		err = iptun_xmit4(t, skb, &info->key, ipproto, sock, dport);
+	}
+	if (err) {
+		DEV_STATS_INC(dev, tx_errors);
+		DEV_STATS_INC(dev, tx_dropped);
+	}
 	return NETDEV_TX_OK;
 
-tx_error_rt:
-	ip_rt_put(rt);
 tx_error:
 	DEV_STATS_INC(dev, tx_errors);
 	DEV_STATS_INC(dev, tx_dropped);
@@ -485,8 +686,24 @@ int iptun_dev_init_module(void)
 		pr_err("cannot register the IP protocol 41 handler: %d\n", err);
 		goto err_ipip;
 	}
+	err = xfrm6_tunnel_register(&iptun_ip4ip6_handler, AF_INET);
+	if (err) {
+		pr_err("cannot register the IPv6 next header 4 handler: %d\n",
+		       err);
+		goto err_sit;
+	}
+	err = xfrm6_tunnel_register(&iptun_ip6ip6_handler, AF_INET6);
+	if (err) {
+		pr_err("cannot register the IPv6 next header 41 handler: %d\n",
+		       err);
+		goto err_ip4ip6;
+	}
 	return 0;
 
+err_ip4ip6:
+	xfrm6_tunnel_deregister(&iptun_ip4ip6_handler, AF_INET);
+err_sit:
+	xfrm4_tunnel_deregister(&iptun_sit_handler, AF_INET6);
 err_ipip:
 	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
 err_pernet:
@@ -496,6 +713,8 @@ err_pernet:
 
 void iptun_dev_exit_module(void)
 {
+	xfrm6_tunnel_deregister(&iptun_ip6ip6_handler, AF_INET6);
+	xfrm6_tunnel_deregister(&iptun_ip4ip6_handler, AF_INET);
 	xfrm4_tunnel_deregister(&iptun_sit_handler, AF_INET6);
 	xfrm4_tunnel_deregister(&iptun_ipip_handler, AF_INET);
 	unregister_pernet_device(&iptun_net_ops);

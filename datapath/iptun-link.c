@@ -2,9 +2,10 @@
 /*
  * ovs-iptun: the rtnetlink kinds of the tunnel devices (iptun-dev.c).
  *
- *   iptun_ipip  IPv4 in IPv4 (IP protocol 4); no attributes.  One device
- *               per network namespace can be up: it receives every IP
- *               protocol 4 packet that no Linux ipip or sit device claims.
+ *   iptun_ipip  IPv4 and IPv6 in IPv4 or IPv6 (IP protocols 4 and 41); no
+ *               attributes.  One device per network namespace can be up:
+ *               it receives every such packet that no Linux ipip, sit or
+ *               ip6tnl device claims.
  *   iptun_fou   IPv4 in UDP (foo-over-UDP, direct); IFLA_IPTUN_FOU_PORT,
  *               the UDP port it listens on, is required.
  *

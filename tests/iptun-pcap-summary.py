@@ -25,6 +25,15 @@ protocol 4 (ipip), 41 (IPv6 in IPv4, sit) or UDP (fou):
   SRC > DST: proto 17, tos 0x0, ttl 64, DF, udp dport 5555, sport in range,
              udp csum ok|none|bad
 
+and for IPv6 packets whose next header, after any hop-by-hop and
+destination options headers, is one of those:
+
+  SRC > DST: ipv6 next 4, encap limit 4, tclass 0x0, hlim 64, label
+
+("encap limit N" for a destination option of type 4, the tunnel
+encapsulation limit of RFC 2473 that Linux's ip6tnl adds by default;
+"label" or "no label" for the flow label.)
+
 "sport in range" means within SPORT_MIN..SPORT_MAX (default 32768..61000),
 otherwise the port is printed.
 """
@@ -35,7 +44,46 @@ import sys
 # Quiet scapy's start-up warnings (e.g. about interfaces without addresses).
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
-from scapy.all import IP, UDP, Ether, rdpcap  # noqa: E402
+from scapy.all import IP, UDP, Ether, IPv6, rdpcap  # noqa: E402
+from scapy.layers.inet6 import (  # noqa: E402
+    IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop)
+
+
+def describe_udp(pkt, fields, lo, hi):
+    udp = pkt[UDP]
+    fields.append("udp dport %d" % udp.dport)
+    if lo <= udp.sport <= hi:
+        fields.append("sport in range")
+    else:
+        fields.append("sport %d" % udp.sport)
+    if udp.chksum == 0:
+        fields.append("udp csum none")
+    else:
+        clean = pkt.copy()
+        del clean[UDP].chksum
+        good = Ether(bytes(clean))[UDP].chksum == udp.chksum
+        fields.append("udp csum %s" % ("ok" if good else "bad"))
+
+
+def describe6(pkt, lo, hi):
+    """The line for an IPv6 tunnel packet, or None for other packets."""
+    ip6 = pkt[IPv6]
+    layer, nh, limit = ip6.payload, ip6.nh, None
+    while isinstance(layer, (IPv6ExtHdrHopByHop, IPv6ExtHdrDestOpt)):
+        for opt in layer.options:
+            if opt.otype == 4 and isinstance(layer, IPv6ExtHdrDestOpt):
+                limit = bytes(opt)[2]
+        nh, layer = layer.nh, layer.payload
+    if nh not in (4, 17, 41):
+        return None
+    fields = ["ipv6 next %d" % nh]
+    if limit is not None:
+        fields.append("encap limit %d" % limit)
+    fields += ["tclass %#x" % ip6.tc, "hlim %d" % ip6.hlim,
+               "label" if ip6.fl else "no label"]
+    if nh == 17:
+        describe_udp(pkt, fields, lo, hi)
+    return "%s > %s: %s" % (ip6.src, ip6.dst, ", ".join(fields))
 
 
 def describe(pkt, lo, hi):
@@ -44,19 +92,7 @@ def describe(pkt, lo, hi):
     if ip.flags.DF:
         fields.append("DF")
     if ip.proto == 17:
-        udp = pkt[UDP]
-        fields.append("udp dport %d" % udp.dport)
-        if lo <= udp.sport <= hi:
-            fields.append("sport in range")
-        else:
-            fields.append("sport %d" % udp.sport)
-        if udp.chksum == 0:
-            fields.append("udp csum none")
-        else:
-            clean = pkt.copy()
-            del clean[UDP].chksum
-            good = Ether(bytes(clean))[UDP].chksum == udp.chksum
-            fields.append("udp csum %s" % ("ok" if good else "bad"))
+        describe_udp(pkt, fields, lo, hi)
     return "%s > %s: %s" % (ip.src, ip.dst, ", ".join(fields))
 
 
@@ -66,7 +102,12 @@ def main():
         lo, hi = int(sys.argv[2]), int(sys.argv[3])
     seen = set()
     for pkt in rdpcap(sys.argv[1]):
-        if IP in pkt and pkt[IP].proto in (4, 17, 41):
+        outer = pkt.payload if isinstance(pkt, Ether) else pkt
+        if isinstance(outer, IPv6):
+            line = describe6(pkt, lo, hi)
+            if line:
+                seen.add(line)
+        elif isinstance(outer, IP) and outer.proto in (4, 17, 41):
             seen.add(describe(pkt, lo, hi))
     for line in sorted(seen):
         print(line)
