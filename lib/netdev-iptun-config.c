@@ -39,14 +39,6 @@ netdev_iptun_is_iptun_type(const char *type)
     return !strcmp(type, "ipip") || !strcmp(type, "fou");
 }
 
-/* An IPv4 tunnel endpoint option is an IPv4 address, "flow" or absent: the
- * generic parser stores IPv4 addresses as v4-mapped IPv6 ones. */
-static bool
-endpoint_is_ipv6(const struct in6_addr *addr)
-{
-    return ipv6_addr_is_set(addr) && !IN6_IS_ADDR_V4MAPPED(addr);
-}
-
 /* Parses 'value' as an integer in 'base' (0: C syntax, as "0x28") from 'min'
  * to 'max' into '*n'.  Returns false if it is not one. */
 static bool
@@ -62,12 +54,12 @@ parse_int_range(const char *value, int base, long int min, long int max,
 static int
 check_iptun_options(const char *name, const char *type,
                     const struct smap *args,
-                    const struct netdev_tunnel_config *tnl_cfg,
+                    struct netdev_tunnel_config *tnl_cfg,
                     struct ds *errors)
 {
     static const char *const key_options[] = { "key", "in_key", "out_key" };
     static const char *const bool_options[] = { "csum", "df_default" };
-    const char *ttl, *tos, *dst_port;
+    const char *ttl, *tos, *dst_port, *ipproto;
     long int n;
     int err = 0;
 
@@ -80,17 +72,25 @@ check_iptun_options(const char *name, const char *type,
         }
     }
 
-    /* ipip runs over IPv4 and IPv6 underlays (the generic parser refuses
-     * endpoints of two families), fou over IPv4 so far. */
-    if (!strcmp(type, "fou") && endpoint_is_ipv6(&tnl_cfg->ipv6_dst)) {
-        ds_put_format(errors, "%s: %s tunnels run over IPv4, 'remote_ip' "
-                      "must be an IPv4 address or 'flow'\n", name, type);
+    /* Both types run over IPv4 and IPv6 underlays (the generic parser
+     * refuses endpoints of two families). */
+
+    /* A fou UDP port carries one inner protocol, as Linux binds each of its
+     * fou ports to one ("ip fou add port N ipproto 4|41"); ipip's inner
+     * packet chooses its protocol. */
+    ipproto = smap_get(args, "ipproto");
+    if (ipproto && strcmp(type, "fou")) {
+        ds_put_format(errors, "%s: 'ipproto' is a fou option (an %s port "
+                      "sends IPv4 as protocol 4 and IPv6 as 41)\n", name,
+                      type);
         err = EINVAL;
-    }
-    if (!strcmp(type, "fou") && endpoint_is_ipv6(&tnl_cfg->ipv6_src)) {
-        ds_put_format(errors, "%s: %s tunnels run over IPv4, 'local_ip' "
-                      "must be an IPv4 address or 'flow'\n", name, type);
+    } else if (ipproto && strcmp(ipproto, "4") && strcmp(ipproto, "41")) {
+        ds_put_format(errors, "%s: invalid 'ipproto' %s (expected 4 for "
+                      "IPv4 or 41 for IPv6 inside)\n", name, ipproto);
         err = EINVAL;
+    } else if (!strcmp(type, "fou")) {
+        tnl_cfg->payload_ethertype = htons(ipproto && !strcmp(ipproto, "41")
+                                           ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
     }
 
     ttl = smap_get(args, "ttl");
@@ -179,6 +179,29 @@ check_udp_port_clash(const struct netdev *dev, const char *type,
     return EEXIST;
 }
 
+/* One fou UDP port, one inner protocol: returns EEXIST (and says why in
+ * 'errors') if fou ports 'dev' and 'other' share a UDP port but not their
+ * 'ipproto'. */
+static int
+check_fou_ipproto(const struct netdev *dev, const char *type,
+                  const struct netdev_tunnel_config *tnl_cfg,
+                  const struct netdev *other, const char *other_type,
+                  const struct netdev_tunnel_config *other_cfg,
+                  struct ds *errors)
+{
+    if (strcmp(type, "fou") || strcmp(other_type, "fou")
+        || other_cfg->dst_port != tnl_cfg->dst_port
+        || other_cfg->payload_ethertype == tnl_cfg->payload_ethertype) {
+        return 0;
+    }
+    ds_put_format(errors, "%s: fou port %s carries ipproto %d on UDP port "
+                  "%"PRIu16" (a fou UDP port carries one inner protocol)\n",
+                  netdev_get_name(dev), netdev_get_name(other),
+                  other_cfg->payload_ethertype == htons(ETH_TYPE_IPV6)
+                  ? IPPROTO_IPV6 : IPPROTO_IPIP, ntohs(tnl_cfg->dst_port));
+    return EEXIST;
+}
+
 /* ofproto's tunnel map tells the ports of one datapath port apart by their
  * endpoints, packet type and key, and ipip and fou have no key: returns
  * EEXIST (and says why in 'errors') if ipip or fou port 'dev' (of 'type',
@@ -215,7 +238,7 @@ check_same_endpoints(const struct netdev *dev, const char *type,
  * 'errors' (one line each) and returns a positive errno value. */
 int
 netdev_iptun_check_config(const struct netdev *dev, const struct smap *args,
-                          const struct netdev_tunnel_config *tnl_cfg,
+                          struct netdev_tunnel_config *tnl_cfg,
                           struct ds *errors)
 {
     const char *type = netdev_get_type(dev);
@@ -252,6 +275,10 @@ netdev_iptun_check_config(const struct netdev *dev, const struct smap *args,
 
             err = check_udp_port_clash(dev, type, tnl_cfg, other, other_type,
                                        other_cfg, errors);
+            if (!err) {
+                err = check_fou_ipproto(dev, type, tnl_cfg, other,
+                                        other_type, other_cfg, errors);
+            }
             if (!err) {
                 err = check_same_endpoints(dev, type, tnl_cfg, other,
                                            other_type, other_cfg, errors);

@@ -50,32 +50,37 @@ COVERAGE_DEFINE(fou_pop_bad_inner);
 
 /* If 'netdev', an ipip or fou port, cannot encapsulate the packet described
  * by 'params', appends ": " and the reason to 'reason' and returns true.  An
- * Ethernet frame (ptap port), ARP or (for fou) IPv6 handed to the port is
- * refused, so that the translation outputs nothing; ofproto/trace shows the
- * reason after "native tunnel header build failed". */
+ * Ethernet frame (ptap port) or ARP handed to the port is refused, and so is
+ * an IP packet of the other version than a fou port's 'ipproto', so that the
+ * translation outputs nothing; ofproto/trace shows the reason after "native
+ * tunnel header build failed". */
 bool
 netdev_iptun_build_error(const struct netdev *netdev,
                          const struct netdev_tnl_build_header_params *params,
                          struct ds *reason)
 {
     const char *type = netdev_get_type(netdev);
+    ovs_be32 pt = params->flow->packet_type;
 
     if (!netdev_iptun_is_iptun_type(type)) {
         return false;
     }
-    if (params->flow->packet_type != htonl(PT_IPV4)
-        && (params->flow->packet_type != htonl(PT_IPV6)
-            || strcmp(type, "ipip"))) {
-        ds_put_format(reason, ": %s tunnels carry %s only, not packets of "
-                      "type (%"PRIu16",%#"PRIx16")", type,
-                      strcmp(type, "ipip") ? "IPv4" : "IPv4 and IPv6",
-                      pt_ns(params->flow->packet_type),
-                      pt_ns_type(params->flow->packet_type));
-        return true;
-    }
-    if (params->is_ipv6 && strcmp(type, "ipip")) {
-        ds_put_format(reason, ": %s tunnels need an IPv4 underlay, not an "
-                      "IPv6 tunnel endpoint", type);
+    if (!strcmp(type, "fou")) {
+        const struct netdev_tunnel_config *cfg
+            = netdev_get_tunnel_config(netdev);
+        bool ipv6 = cfg && cfg->payload_ethertype == htons(ETH_TYPE_IPV6);
+
+        if (pt != htonl(ipv6 ? PT_IPV6 : PT_IPV4)) {
+            ds_put_format(reason, ": fou port with ipproto=%d carries %s "
+                          "only, not packets of type (%"PRIu16",%#"PRIx16")",
+                          ipv6 ? IPPROTO_IPV6 : IPPROTO_IPIP,
+                          ipv6 ? "IPv6" : "IPv4", pt_ns(pt), pt_ns_type(pt));
+            return true;
+        }
+    } else if (pt != htonl(PT_IPV4) && pt != htonl(PT_IPV6)) {
+        ds_put_format(reason, ": %s tunnels carry IPv4 and IPv6 only, not "
+                      "packets of type (%"PRIu16",%#"PRIx16")", type,
+                      pt_ns(pt), pt_ns_type(pt));
         return true;
     }
     return false;
@@ -166,17 +171,19 @@ iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
     return (char *) outer + ihl_len;
 }
 
-/* iptun_pop_outer() for an outer IPv6 header (ipip only): records the
+/* iptun_pop_outer() for an outer IPv6 header: records the
  * outer addresses, traffic class and hop limit, skips hop-by-hop and
  * destination options headers (among them RFC 2473's tunnel encapsulation
  * limit, which Linux's ip6tnl sends by default) and stores the protocol
- * that follows them in '*proto'.  Any other extension header (routing,
+ * that follows them (4 or 41 for ipip, 17 for fou) in '*proto'.  Any other
+ * extension header (routing,
  * fragment, AH, ESP) ends in a drop, as a tunnel endpoint without them
  * configured would drop it. */
 static void *
 iptun_pop_outer6(struct dp_packet *packet, const char *type,
                  unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
+    bool fou = !strcmp(type, "fou");
     const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
     uint32_t l3_size = dp_packet_l3_size(packet);
     struct flow_tnl *tnl = &packet->md.tunnel;
@@ -214,9 +221,11 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
         nxt = ext[0];
         ext_len += this_len;
     }
-    if (nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6) {
+    if (fou ? nxt != IPPROTO_UDP
+            : nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6) {
         VLOG_WARN_RL(&err_rl, "%s: dropping IPv6 packet whose next header "
-                     "after the options is %"PRIu8", not 4 or 41", type, nxt);
+                     "after the options is %"PRIu8", not %s", type, nxt,
+                     fou ? "17" : "4 or 41");
         return NULL;
     }
 
@@ -236,8 +245,8 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
  * outer datagram (Ethernet padding) and returns the outer header's payload,
  * with its length in '*l4_len', the length of the Ethernet and IP headers
  * in '*hlen' and the IP protocol in '*proto'.  Returns NULL if the outer
- * header is not a good IPv4 header (bad checksum, truncated) or, for ipip,
- * a good IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
+ * header is not a good IPv4 header (bad checksum, truncated) or a good
+ * IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
  * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
  * drop such packets in the userspace datapath.  (Fragments never get here:
  * tnl-ports terminates only unfragmented packets.) */
@@ -280,14 +289,12 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
                      "truncated", type);
         return NULL;
     }
-    if (IP_VER(outer->ip_ihl_ver) == 6 && !strcmp(type, "ipip")) {
+    if (IP_VER(outer->ip_ihl_ver) == 6) {
         return iptun_pop_outer6(packet, type, hlen, l4_len, proto);
     }
     if (IP_VER(outer->ip_ihl_ver) != 4) {
-        /* tnl-ports also hands fou IPv6 packets sent to our IPv6 addresses
-         * (UDP to its port). */
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
-                     "not IPv4", type);
+                     "IP version %d", type, IP_VER(outer->ip_ihl_ver));
         return NULL;
     }
 
@@ -398,6 +405,22 @@ netdev_ipip_build_header(const struct netdev *netdev,
     return 0;
 }
 
+/* Over IPv6, the outer flow label carries the inner flow's hash, for ECMP
+ * (as Linux's automatic flow labels do, and fou's source port).  'hash' is
+ * the packet's RSS hash, read before the push. */
+static void
+iptun_set_flow_label(struct dp_packet *packet,
+                     const struct ovs_action_push_tnl *data, uint32_t hash)
+{
+    if (netdev_tnl_is_header_ipv6(data->header)) {
+        struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
+        ovs_be32 flow = get_16aligned_be32(&ip6->ip6_flow);
+
+        put_16aligned_be32(&ip6->ip6_flow,
+                           flow | htonl(hash & IPV6_LABEL_MASK));
+    }
+}
+
 void
 netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
                         struct dp_packet *packet,
@@ -407,16 +430,7 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 
     netdev_tnl_push_ip_header(packet, data->header, data->header_len,
                               &ip_tot_size);
-    if (netdev_tnl_is_header_ipv6(data->header)) {
-        /* The outer flow label carries the inner flow's hash, for ECMP (as
-         * Linux's automatic flow labels do, and fou's source port). */
-        struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
-        ovs_be32 flow = get_16aligned_be32(&ip6->ip6_flow);
-
-        put_16aligned_be32(&ip6->ip6_flow,
-                           flow | htonl(dp_packet_get_rss_hash(packet)
-                                        & IPV6_LABEL_MASK));
-    }
+    iptun_set_flow_label(packet, data, dp_packet_get_rss_hash(packet));
 }
 
 /* Removes the Ethernet and outer IP headers of 'packet', records the outer
@@ -452,13 +466,14 @@ drop:
     return NULL;
 }
 
-/* fou: IPv4 protocol 17, a UDP header to the port's dst_port, then the inner
- * packet (Linux's "ip fou add port N ipproto 4"). */
+/* fou: IP protocol 17, a UDP header to the port's dst_port, then the inner
+ * packet (Linux's "ip fou add port N ipproto 4|41 [-6]"). */
 
-/* Builds the Ethernet + IPv4 + UDP header template.  The UDP source port
- * (the inner flow's hash), length and checksum are filled in per packet by
- * netdev_tnl_push_udp_header(), which computes the checksum only if the
- * template's is nonzero, that is, if the port has options:csum=true. */
+/* Builds the Ethernet + IPv4 or IPv6 + UDP header template.  The UDP source
+ * port (the inner flow's hash), length and checksum are filled in per packet
+ * by netdev_tnl_push_udp_header(), which computes the checksum only if the
+ * template's is nonzero, that is, over IPv6 or if the port has
+ * options:csum=true. */
 int
 netdev_fou_build_header(const struct netdev *netdev,
                         struct ovs_action_push_tnl *data,
@@ -476,9 +491,10 @@ netdev_fou_build_header(const struct netdev *netdev,
     ovs_mutex_lock(&dev->mutex);
     udp->udp_dst = dev->tnl_cfg.dst_port;
     ovs_mutex_unlock(&dev->mutex);
-    if (params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
+    if (params->is_ipv6 || params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
         /* Any nonzero value asks for the checksum; 0xffff does not change
-         * the sum it is added to. */
+         * the sum it is added to.  Over IPv6 always, as OVS's other UDP
+         * tunnels send it (Linux's fou receives both). */
         udp->udp_csum = htons(0xffff);
     }
     data->header_len += sizeof *udp;
@@ -486,28 +502,51 @@ netdev_fou_build_header(const struct netdev *netdev,
     return 0;
 }
 
-/* Returns true if the UDP checksum of 'udp' ('len' bytes, behind IPv4
- * header 'ip') is correct. */
+/* fou's push: the UDP header (netdev_tnl_push_udp_header()) and, over IPv6,
+ * the flow label. */
+void
+netdev_fou_push_header(const struct netdev *netdev, struct dp_packet *packet,
+                       const struct ovs_action_push_tnl *data)
+{
+    uint32_t hash = dp_packet_get_rss_hash(packet);
+
+    netdev_tnl_push_udp_header(netdev, packet, data);
+    iptun_set_flow_label(packet, data, hash);
+}
+
+/* Returns true if the UDP checksum of 'udp' ('len' bytes, behind the IPv4
+ * or IPv6 header 'l3') is correct. */
 static bool
-fou_udp_csum_ok(const struct ip_header *ip, const struct udp_header *udp,
+fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
                 unsigned int len)
 {
+    const struct ip_header *ip = l3;
     uint32_t partial = 0;
 
-    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
-    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
-    partial = csum_add16(partial, htons(IPPROTO_UDP));
-    partial = csum_add16(partial, htons(len));
+    if (IP_VER(ip->ip_ihl_ver) == 6) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = l3;
+
+        partial = csum_continue(partial, &ip6->ip6_src,
+                                sizeof ip6->ip6_src + sizeof ip6->ip6_dst);
+        partial = csum_add32(partial, htonl(len));
+        partial = csum_add32(partial, htonl(IPPROTO_UDP));
+    } else {
+        partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
+        partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
+        partial = csum_add16(partial, htons(IPPROTO_UDP));
+        partial = csum_add16(partial, htons(len));
+    }
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
-/* Removes the Ethernet, outer IPv4 and UDP headers of 'packet', records the
- * outer addresses, TOS, TTL and UDP ports (and whether it had a checksum) in
- * its tunnel metadata and marks it as an IPv4 packet.  Frees 'packet' and
- * returns NULL if the outer headers are not valid: UDP length larger than
- * the IPv4 payload or smaller than the UDP header, a nonzero UDP checksum
- * that is wrong (a zero checksum means none), or an inner header that is not
- * IPv4. */
+/* Removes the Ethernet, outer IPv4 or IPv6 and UDP headers of 'packet',
+ * records the outer addresses, TOS, TTL and UDP ports (and whether it had a
+ * checksum) in its tunnel metadata and marks it as an IPv4 or IPv6 packet by
+ * the inner version.  Frees 'packet' and returns NULL if the outer headers
+ * are not valid: UDP length larger than the IP payload or smaller than the
+ * UDP header, a nonzero UDP checksum that is wrong (a zero checksum means
+ * none, over IPv6 too, as Linux's fou accepts it), or an inner packet that
+ * is not consistent IPv4 or IPv6. */
 struct dp_packet *
 netdev_fou_pop_header(struct dp_packet *packet)
 {
@@ -528,7 +567,7 @@ netdev_fou_pop_header(struct dp_packet *packet)
     if (udp_len < UDP_HEADER_LEN || udp_len > l4_len) {
         COVERAGE_INC(fou_pop_bad_udp_len);
         VLOG_WARN_RL(&err_rl, "fou: dropping packet with UDP length %u in "
-                     "an IPv4 payload of %u bytes", udp_len, l4_len);
+                     "an IP payload of %u bytes", udp_len, l4_len);
         goto drop;
     }
 
@@ -545,8 +584,13 @@ netdev_fou_pop_header(struct dp_packet *packet)
     tnl->tp_src = udp->udp_src;
     tnl->tp_dst = udp->udp_dst;
 
-    if (!iptun_pop_inner(packet, "fou", hlen + UDP_HEADER_LEN,
-                         udp_len - UDP_HEADER_LEN)) {
+    /* The inner packet's version nibble tells IPv4 from IPv6, whatever the
+     * port's 'ipproto' (which decides what it sends). */
+    hlen += UDP_HEADER_LEN;
+    if (udp_len > UDP_HEADER_LEN
+        && IP_VER(((const uint8_t *) (udp + 1))[0]) == 6
+        ? !iptun_pop_inner6(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)
+        : !iptun_pop_inner(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)) {
         COVERAGE_INC(fou_pop_bad_inner);
         goto drop;
     }

@@ -20,13 +20,15 @@
 /* Native (userspace datapath) tunnelling for the L3 tunnel types of
  * ovs-iptun:
  *
- *   - "ipip": an inner IPv4 packet directly after an outer IPv4 header with
- *     protocol 4 (RFC 2003), as Linux's "ipip" device sends it.
+ *   - "ipip": an inner IPv4 (IPv6) packet directly after an outer IPv4 or
+ *     IPv6 header with protocol 4 (41), as Linux's "ipip", "sit" and
+ *     "ip6tnl" devices send it.
  *
- *   - "fou": foo-over-UDP, an inner IPv4 packet directly after an outer IPv4
- *     and UDP header, as Linux's "ip fou add port N ipproto 4" receives and
- *     an "ipip ... encap fou" device sends it.  The UDP source port carries
- *     the inner flow's hash; the UDP checksum is optional.
+ *   - "fou": foo-over-UDP, an inner IPv4 or IPv6 packet directly after an
+ *     outer IPv4 or IPv6 and UDP header, as Linux's "ip fou add port N
+ *     ipproto 4|41 [-6]" receives and an "ipip|sit|ip6tnl ... encap fou"
+ *     device sends it.  The UDP source port carries the inner flow's hash;
+ *     the UDP checksum is optional over IPv4, always sent over IPv6.
  *
  * The functions follow the netdev_class build_header / push_header /
  * pop_header contract of lib/netdev-provider.h.  push and pop depend only on
@@ -53,8 +55,9 @@ struct dp_packet *netdev_ipip_pop_header(struct dp_packet *);
 int netdev_fou_build_header(const struct netdev *,
                             struct ovs_action_push_tnl *,
                             const struct netdev_tnl_build_header_params *);
+void netdev_fou_push_header(const struct netdev *, struct dp_packet *,
+                            const struct ovs_action_push_tnl *);
 struct dp_packet *netdev_fou_pop_header(struct dp_packet *);
-/* fou's push_header is netdev_tnl_push_udp_header(). */
 
 /* Why build_header refused a packet, for ofproto/trace. */
 bool netdev_iptun_build_error(const struct netdev *,
@@ -67,7 +70,7 @@ bool netdev_iptun_build_error(const struct netdev *,
 bool netdev_iptun_is_iptun_type(const char *type);
 int netdev_iptun_check_config(const struct netdev *,
                               const struct smap *args,
-                              const struct netdev_tunnel_config *,
+                              struct netdev_tunnel_config *,
                               struct ds *errors);
 
 #endif /* netdev-native-iptun.h */

@@ -54,13 +54,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     packet = fou ? netdev_fou_pop_header(packet)
                  : netdev_ipip_pop_header(packet);
     if (packet) {
-        /* A decapsulated packet is an IPv4 packet (packet_type (1,0x800)):
-         * fou's, ipip's protocol 4; or an IPv6 one (1,0x86dd): ipip's
-         * protocol 41. */
+        /* A decapsulated packet is an IPv4 packet (packet_type (1,0x800))
+         * or an IPv6 one (1,0x86dd): ipip's protocol 4 or 41, fou's by the
+         * inner version. */
         if (packet->packet_type != htonl(PT_IPV4)
-            && (fou || packet->packet_type != htonl(PT_IPV6))) {
-            ovs_abort(0, "decapsulated packet is not of type IPv4%s",
-                      fou ? "" : " or IPv6");
+            && packet->packet_type != htonl(PT_IPV6)) {
+            ovs_abort(0, "decapsulated packet is not of type IPv4 or IPv6");
         }
         flow_extract(packet, &flow);
         dp_packet_delete(packet);

@@ -49,7 +49,7 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   fou-wrong-port         well-formed, to UDP port FOU_PORT + 1
   fou-frag-first         first fragment (MF) of a fou datagram
   fou-outer-options      outer IHL 6 (4 bytes of options) (well-formed)
-  fou-inner-v6           good UDP, inner version 6
+  fou-inner-v0           good UDP, inner version 0
   fou-inner-truncated    good UDP, 8 bytes of inner header
   sit-inner-v4           protocol 41, inner version 4
   sit-inner-truncated    protocol 41, 20 bytes of inner IPv6 header
@@ -183,9 +183,9 @@ def build(case, eth, src, dst, port):
         return eth / IP(src=src, dst=dst,
                         options=IPOption(b"\x01\x01\x01\x00")) \
             / UDP(sport=40000, dport=port) / Raw(good)
-    if case == "fou-inner-v6":
+    if case == "fou-inner-v0":
         return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
-            / Raw(b"\x60" + good[1:])
+            / Raw(b"\x05" + good[1:])
     if case == "fou-inner-truncated":
         return eth / outer / UDP(sport=40000, dport=port, chksum=0) \
             / Raw(good[:8])
