@@ -58,9 +58,20 @@ struct iptun_net {
 
 static unsigned int iptun_net_id __read_mostly;
 
-static int iptun_hlen(const struct iptun_dev *t)
+/* The bytes a packet grows by: the outer IPv4 or IPv6 header, and UDP. */
+static int iptun_hlen(const struct iptun_dev *t, bool outer6)
 {
-	return sizeof(struct iphdr) + (t->fou ? sizeof(struct udphdr) : 0);
+	return (outer6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) +
+	       (t->fou ? sizeof(struct udphdr) : 0);
+}
+
+/* True if 'skb' does not fit 'mtu' bytes once encapsulated (a GSO packet:
+ * if its segments do not).
+ */
+static bool iptun_too_big(const struct sk_buff *skb, u32 mtu)
+{
+	return skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
+			       : skb->len > mtu;
 }
 
 /* Checks the inner IPv6 header at skb->data, as ipv6_rcv() would: a
@@ -88,28 +99,21 @@ static bool iptun_inner6_ok(struct sk_buff *skb)
 static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 		     __be16 inner_proto)
 {
+	const bool outer6 = ip_hdr(skb)->version == 6;
 	struct net_device *dev = t->dev;
 	struct metadata_dst *tun_dst;
 	const struct iphdr *iph;
 	u8 outer_tos;
 
-	if (ip_hdr(skb)->version == 6) {
-		outer_tos = ipv6_get_dsfield(ipv6_hdr(skb));
-		if (t->fou)
-			tun_dst = udp_tun_rx_dst(skb, AF_INET6,
-						 udp_hdr(skb)->check ?
-						 TUNNEL_CSUM : 0, 0, 0);
-		else
-			tun_dst = ipv6_tun_rx_dst(skb, 0, 0, 0);
-	} else {
-		outer_tos = ip_hdr(skb)->tos;
-		if (t->fou)
-			tun_dst = udp_tun_rx_dst(skb, AF_INET,
-						 udp_hdr(skb)->check ?
-						 TUNNEL_CSUM : 0, 0, 0);
-		else
-			tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
-	}
+	outer_tos = outer6 ? ipv6_get_dsfield(ipv6_hdr(skb)) : ip_hdr(skb)->tos;
+	if (t->fou)
+		tun_dst = udp_tun_rx_dst(skb, outer6 ? AF_INET6 : AF_INET,
+					 udp_hdr(skb)->check ? TUNNEL_CSUM : 0,
+					 0, 0);
+	else if (outer6)
+		tun_dst = ipv6_tun_rx_dst(skb, 0, 0, 0);
+	else
+		tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
 	if (!tun_dst) {
 		DEV_STATS_INC(dev, rx_dropped);
 		goto drop;
@@ -173,19 +177,24 @@ drop:
 	return 0;
 }
 
-/* tunnel4 handlers for IP protocols 4 and 41 (IPv6 in IPv4, as Linux's
- * sit sends it).  Return nonzero for packets in a namespace without an
- * iptun_ipip device up, so that Linux's own ipip and sit devices (or
- * tunnel4's ICMP "port unreachable") see them.
+/* The tunnel4 and tunnel6 handlers: IP protocols (next headers) 4 and 41
+ * behind an outer IPv4 header (Linux's ipip and sit) or IPv6 header
+ * (Linux's ip6tnl: ipip6, ip6ip6; the IPv6 stack has already skipped the
+ * extension headers it knows, among them the destination options header
+ * with ip6tnl's tunnel encapsulation limit, RFC 2473).  'family' is the
+ * outer header's.  Return nonzero for packets in a namespace without an
+ * iptun_ipip device up, so that Linux's own ipip, sit and ip6tnl devices
+ * (or tunnel4's and tunnel6's ICMP "port unreachable") see them.
  */
-static int iptun_tunnel4_rcv(struct sk_buff *skb, __be16 inner_proto)
+static int iptun_tunnel_rcv(struct sk_buff *skb, unsigned short family,
+			    __be16 inner_proto)
 {
 	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
 	struct net_device *dev = rcu_dereference(in->ipip_dev);
 
 	if (!dev)
 		return -1;
-	if (!xfrm4_policy_check(NULL, XFRM_POLICY_IN, skb)) {
+	if (!xfrm_policy_check(NULL, XFRM_POLICY_IN, skb, family)) {
 		DEV_STATS_INC(dev, rx_dropped);
 		kfree_skb(skb);
 		return 0;
@@ -195,43 +204,22 @@ static int iptun_tunnel4_rcv(struct sk_buff *skb, __be16 inner_proto)
 
 static int iptun_ipip_rcv(struct sk_buff *skb)
 {
-	return iptun_tunnel4_rcv(skb, htons(ETH_P_IP));
+	return iptun_tunnel_rcv(skb, AF_INET, htons(ETH_P_IP));
 }
 
 static int iptun_sit_rcv(struct sk_buff *skb)
 {
-	return iptun_tunnel4_rcv(skb, htons(ETH_P_IPV6));
-}
-
-/* tunnel6 handlers for next headers 4 and 41 behind an outer IPv6 header
- * (Linux's ip6tnl: ipip6, ip6ip6).  The IPv6 stack has already skipped
- * the extension headers it knows, among them the destination options
- * header with ip6tnl's tunnel encapsulation limit (RFC 2473); ip_hdr() is
- * the outer IPv6 header here.
- */
-static int iptun_tunnel6_rcv(struct sk_buff *skb, __be16 inner_proto)
-{
-	struct iptun_net *in = net_generic(dev_net(skb->dev), iptun_net_id);
-	struct net_device *dev = rcu_dereference(in->ipip_dev);
-
-	if (!dev)
-		return -1;
-	if (!xfrm6_policy_check(NULL, XFRM_POLICY_IN, skb)) {
-		DEV_STATS_INC(dev, rx_dropped);
-		kfree_skb(skb);
-		return 0;
-	}
-	return iptun_rcv(netdev_priv(dev), skb, 0, inner_proto);
+	return iptun_tunnel_rcv(skb, AF_INET, htons(ETH_P_IPV6));
 }
 
 static int iptun_ip4ip6_rcv(struct sk_buff *skb)
 {
-	return iptun_tunnel6_rcv(skb, htons(ETH_P_IP));
+	return iptun_tunnel_rcv(skb, AF_INET6, htons(ETH_P_IP));
 }
 
 static int iptun_ip6ip6_rcv(struct sk_buff *skb)
 {
-	return iptun_tunnel6_rcv(skb, htons(ETH_P_IPV6));
+	return iptun_tunnel_rcv(skb, AF_INET6, htons(ETH_P_IPV6));
 }
 
 /* ICMPv6 errors about our outer packets: learn the path MTU and
@@ -332,10 +320,9 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 {
 	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
-	int hlen = iptun_hlen(t);
+	int hlen = iptun_hlen(t, false);
 	struct rtable *rt;
 	struct flowi4 fl4;
-	bool too_big;
 	__be16 df;
 	u8 tos, ttl;
 	u32 mtu;
@@ -358,9 +345,7 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 
 	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
 	mtu = dst_mtu(&rt->dst) - hlen;
-	too_big = skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
-				  : skb->len > mtu;
-	if (too_big && df) {
+	if (df && iptun_too_big(skb, mtu)) {
 		/* DF on the outer header: the packet cannot be sent. */
 		DEV_STATS_INC(dev, tx_aborted_errors);
 		goto err_rt;
@@ -409,14 +394,12 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 {
 	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
-	int hlen = sizeof(struct ipv6hdr) +
-		   (t->fou ? sizeof(struct udphdr) : 0);
+	int hlen = iptun_hlen(t, true);
 	bool csum = key->tun_flags & TUNNEL_CSUM;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct flowi6 fl6;
 	__be32 label;
-	bool too_big;
 	u8 prio, ttl;
 	u32 mtu;
 
@@ -440,9 +423,7 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	}
 
 	mtu = dst_mtu(dst) - hlen;
-	too_big = skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
-				  : skb->len > mtu;
-	if (too_big) {
+	if (iptun_too_big(skb, mtu)) {
 		DEV_STATS_INC(dev, tx_aborted_errors);
 		goto err_dst;
 	}
@@ -651,9 +632,9 @@ void iptun_dev_setup(struct net_device *dev)
 	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
 	dev->hard_header_len = 0;
 	dev->addr_len = 0;
-	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t);
+	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t, false);
 	dev->min_mtu = ETH_MIN_MTU;
-	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t);
+	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t, false);
 	dev->mtu = dev->max_mtu;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	dev->needs_free_netdev = true;

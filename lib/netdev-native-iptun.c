@@ -405,19 +405,20 @@ netdev_ipip_build_header(const struct netdev *netdev,
     return 0;
 }
 
-/* Over IPv6, the outer flow label carries the inner flow's hash, for ECMP
- * (as Linux's automatic flow labels do, and fou's source port).  'hash' is
- * the packet's RSS hash, read before the push. */
+/* Over IPv6, the outer flow label of pushed 'packet' carries the inner
+ * flow's hash (the packet's RSS hash), for ECMP (as Linux's automatic flow
+ * labels do, and fou's source port). */
 static void
 iptun_set_flow_label(struct dp_packet *packet,
-                     const struct ovs_action_push_tnl *data, uint32_t hash)
+                     const struct ovs_action_push_tnl *data)
 {
     if (netdev_tnl_is_header_ipv6(data->header)) {
         struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
         ovs_be32 flow = get_16aligned_be32(&ip6->ip6_flow);
 
         put_16aligned_be32(&ip6->ip6_flow,
-                           flow | htonl(hash & IPV6_LABEL_MASK));
+                           flow | htonl(dp_packet_get_rss_hash(packet)
+                                        & IPV6_LABEL_MASK));
     }
 }
 
@@ -430,7 +431,7 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 
     netdev_tnl_push_ip_header(packet, data->header, data->header_len,
                               &ip_tot_size);
-    iptun_set_flow_label(packet, data, dp_packet_get_rss_hash(packet));
+    iptun_set_flow_label(packet, data);
 }
 
 /* Removes the Ethernet and outer IP headers of 'packet', records the outer
@@ -508,10 +509,8 @@ void
 netdev_fou_push_header(const struct netdev *netdev, struct dp_packet *packet,
                        const struct ovs_action_push_tnl *data)
 {
-    uint32_t hash = dp_packet_get_rss_hash(packet);
-
     netdev_tnl_push_udp_header(netdev, packet, data);
-    iptun_set_flow_label(packet, data, hash);
+    iptun_set_flow_label(packet, data);
 }
 
 /* Returns true if the UDP checksum of 'udp' ('len' bytes, behind the IPv4
@@ -524,18 +523,14 @@ fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
     uint32_t partial = 0;
 
     if (IP_VER(ip->ip_ihl_ver) == 6) {
-        const struct ovs_16aligned_ip6_hdr *ip6 = l3;
-
-        partial = csum_continue(partial, &ip6->ip6_src,
-                                sizeof ip6->ip6_src + sizeof ip6->ip6_dst);
-        partial = csum_add32(partial, htonl(len));
-        partial = csum_add32(partial, htonl(IPPROTO_UDP));
-    } else {
-        partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
-        partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
-        partial = csum_add16(partial, htons(IPPROTO_UDP));
-        partial = csum_add16(partial, htons(len));
+        return !packet_csum_upperlayer6(l3, udp, IPPROTO_UDP, len);
     }
+    /* Not packet_csum_pseudoheader(): the UDP length, not the IPv4 payload
+     * length, as Linux's udp_rcv() sums it. */
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
+    partial = csum_add16(partial, htons(IPPROTO_UDP));
+    partial = csum_add16(partial, htons(len));
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
