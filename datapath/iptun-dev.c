@@ -10,7 +10,7 @@
  * tunnel metadata; receive takes IP protocols 4 and 41 through tunnel4
  * (ipip over IPv4, as Linux's ipip and sit send them) and tunnel6 (ipip
  * over IPv6, as Linux's ip6tnl sends them) or one UDP tunnel socket per
- * device (fou, IPv4 only for now), attaches the outer addresses as tunnel
+ * device and family (fou), attaches the outer addresses as tunnel
  * metadata and hands the inner IPv4 or IPv6 packet to the device, where
  * OVS's rx_handler (or the IP stack, for other users) takes it.
  */
@@ -297,18 +297,27 @@ static struct xfrm_tunnel iptun_sit_handler __read_mostly = {
 	.priority	= 2,
 };
 
-/* UDP encap_rcv of a fou device's socket: skb->data is at the UDP header,
- * whose length and checksum the UDP layer has already verified.
+/* UDP encap_rcv of a fou device's sockets (UDP and UDPv6): skb->data is at
+ * the UDP header, whose length and checksum the UDP layer has already
+ * verified.  The inner header's version decides between IPv4 and IPv6,
+ * whatever the device sends (as Open vSwitch's userspace datapath: the
+ * version tells them apart safely); any other version is an IPv4 header
+ * that iptun_rcv() refuses.
  */
 static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
 {
 	struct iptun_dev *t = rcu_dereference_sk_user_data(sk);
+	__be16 inner_proto = htons(ETH_P_IP);
+	u8 *ver, buf;
 
 	if (!t) {
 		kfree_skb(skb);
 		return 0;
 	}
-	return iptun_rcv(t, skb, sizeof(struct udphdr), htons(ETH_P_IP));
+	ver = skb_header_pointer(skb, sizeof(struct udphdr), 1, &buf);
+	if (ver && *ver >> 4 == 6)
+		inner_proto = htons(ETH_P_IPV6);
+	return iptun_rcv(t, skb, sizeof(struct udphdr), inner_proto);
 }
 
 /* Transmit over an IPv4 underlay.  Consumes the skb; returns 0 or a
@@ -385,8 +394,10 @@ err_rt:
  * send: no destination options (no encapsulation limit), the traffic class
  * and hop limit from the metadata (the route's hop limit for 0), the flow
  * label from the metadata or else from the inner flow's hash (Linux's auto
- * flow labels: ECMP entropy).  The outer header is never fragmented: a
- * packet too big for the route is dropped.  Consumes the skb.
+ * flow labels: ECMP entropy).  fou always sends a UDP checksum over IPv6,
+ * as the userspace datapath does (RFC 8200: a zero one is the exception).
+ * The outer header is never fragmented: a packet too big for the route is
+ * dropped.  Consumes the skb.
  */
 static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 		       const struct ip_tunnel_key *key, u8 ipproto,
@@ -395,7 +406,6 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
 	int hlen = iptun_hlen(t, true);
-	bool csum = key->tun_flags & TUNNEL_CSUM;
 	struct dst_entry *dst;
 	struct ipv6hdr *ip6h;
 	struct flowi6 fl6;
@@ -439,13 +449,13 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	if (t->fou) {
 		__be16 sport;
 
-		if (udp_tunnel_handle_offloads(skb, csum))
+		if (udp_tunnel_handle_offloads(skb, true))
 			goto err_dst;
 		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
 		udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev, &fl6.saddr,
 				     &fl6.daddr, prio, ttl, label, sport,
-				     dport, !csum);
+				     dport, false);
 		return 0;
 	}
 
@@ -477,6 +487,7 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	const struct ip_tunnel_info *info;
 	struct socket *sock = NULL;
 	__be16 dport = 0;
+	bool outer6;
 	u8 ipproto;
 	int err;
 
@@ -489,27 +500,29 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	 */
 	if (skb->protocol == htons(ETH_P_IP))
 		ipproto = IPPROTO_IPIP;
-	else if (skb->protocol == htons(ETH_P_IPV6) && !t->fou)
+	else if (skb->protocol == htons(ETH_P_IPV6))
 		ipproto = IPPROTO_IPV6;
 	else
+		goto tx_error;
+	/* A fou device sends one inner protocol, as a Linux fou port. */
+	if (t->fou && ipproto != t->ipproto)
 		goto tx_error;
 	if (unlikely(!pskb_inet_may_pull(skb)))
 		goto tx_error;
 
+	outer6 = ip_tunnel_info_af(info) == AF_INET6;
 	if (t->fou) {
-		sock = rcu_dereference_bh(t->sock);
+		sock = outer6 ? rcu_dereference_bh(t->sock6)
+			      : rcu_dereference_bh(t->sock);
 		if (unlikely(!sock))
 			goto tx_error;
 		dport = info->key.tp_dst ? info->key.tp_dst : t->dst_port;
 	}
 
-	if (ip_tunnel_info_af(info) == AF_INET6) {
-		if (t->fou)	/* Not yet: a socket of each family. */
-			goto tx_error;
+	if (outer6)
 		err = iptun_xmit6(t, skb, &info->key, ipproto, sock, dport);
-	} else {
+	else
 		err = iptun_xmit4(t, skb, &info->key, ipproto, sock, dport);
-	}
 	if (err) {
 		DEV_STATS_INC(dev, tx_errors);
 		DEV_STATS_INC(dev, tx_dropped);
@@ -523,33 +536,56 @@ tx_error:
 	return NETDEV_TX_OK;
 }
 
+/* A fou device's UDP ('ipv6' false) or UDPv6 socket on its port, on every
+ * address (the UDPv6 one IPv6-only, as Linux's "ip fou add ... -6").
+ */
+static struct socket *iptun_sock_open(struct iptun_dev *t, bool ipv6)
+{
+	struct udp_tunnel_sock_cfg tcfg = {
+		.sk_user_data = t,
+		.encap_type = 1,
+		.encap_rcv = iptun_fou_rcv,
+	};
+	struct udp_port_cfg cfg = {	/* local_ip(6): any address */
+		.family = ipv6 ? AF_INET6 : AF_INET,
+		.ipv6_v6only = ipv6,
+		.local_udp_port = t->dst_port,
+	};
+	struct net *net = dev_net(t->dev);
+	struct socket *sock;
+	int err;
+
+	err = udp_sock_create(net, &cfg, &sock);
+	if (err) {
+		netdev_warn(t->dev, "cannot listen on UDP%s port %u: %d\n",
+			    ipv6 ? "v6" : "", ntohs(t->dst_port), err);
+		return ERR_PTR(err);
+	}
+	setup_udp_tunnel_sock(net, sock, &tcfg);
+	return sock;
+}
+
 static int iptun_open(struct net_device *dev)
 {
 	struct iptun_dev *t = netdev_priv(dev);
 	struct net *net = dev_net(dev);
 
 	if (t->fou) {
-		struct udp_tunnel_sock_cfg tcfg = {
-			.sk_user_data = t,
-			.encap_type = 1,
-			.encap_rcv = iptun_fou_rcv,
-		};
-		struct udp_port_cfg cfg = {
-			.family = AF_INET,
-			.local_ip.s_addr = htonl(INADDR_ANY),
-			.local_udp_port = t->dst_port,
-		};
-		struct socket *sock;
-		int err;
+		struct socket *sock, *sock6;
 
-		err = udp_sock_create(net, &cfg, &sock);
-		if (err) {
-			netdev_warn(dev, "cannot listen on UDP port %u: %d\n",
-				    ntohs(t->dst_port), err);
-			return err;
+		sock = iptun_sock_open(t, false);
+		if (IS_ERR(sock))
+			return PTR_ERR(sock);
+		/* Without IPv6 (ipv6.disable=1), IPv4 only, as Linux's
+		 * metadata-mode vxlan and geneve.
+		 */
+		sock6 = ipv6_mod_enabled() ? iptun_sock_open(t, true) : NULL;
+		if (IS_ERR(sock6)) {
+			udp_tunnel_sock_release(sock);
+			return PTR_ERR(sock6);
 		}
-		setup_udp_tunnel_sock(net, sock, &tcfg);
 		rcu_assign_pointer(t->sock, sock);
+		rcu_assign_pointer(t->sock6, sock6);
 	} else {
 		struct iptun_net *in = net_generic(net, iptun_net_id);
 
@@ -566,12 +602,15 @@ static int iptun_stop(struct net_device *dev)
 
 	if (t->fou) {
 		struct socket *sock = rtnl_dereference(t->sock);
+		struct socket *sock6 = rtnl_dereference(t->sock6);
 
-		if (sock) {
-			RCU_INIT_POINTER(t->sock, NULL);
-			synchronize_net();
+		RCU_INIT_POINTER(t->sock, NULL);
+		RCU_INIT_POINTER(t->sock6, NULL);
+		synchronize_net();
+		if (sock)
 			udp_tunnel_sock_release(sock);
-		}
+		if (sock6)
+			udp_tunnel_sock_release(sock6);
 	} else {
 		struct iptun_net *in = net_generic(dev_net(dev),
 						   iptun_net_id);
@@ -632,7 +671,7 @@ void iptun_dev_setup(struct net_device *dev)
 	dev->flags = IFF_POINTOPOINT | IFF_NOARP;
 	dev->hard_header_len = 0;
 	dev->addr_len = 0;
-	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t, false);
+	dev->needed_headroom = LL_MAX_HEADER + iptun_hlen(t, true);
 	dev->min_mtu = ETH_MIN_MTU;
 	dev->max_mtu = IP_MAX_MTU - iptun_hlen(t, false);
 	dev->mtu = dev->max_mtu;

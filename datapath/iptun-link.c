@@ -6,8 +6,11 @@
  *               attributes.  One device per network namespace can be up:
  *               it receives every such packet that no Linux ipip, sit or
  *               ip6tnl device claims.
- *   iptun_fou   IPv4 in UDP (foo-over-UDP, direct); IFLA_IPTUN_FOU_PORT,
- *               the UDP port it listens on, is required.
+ *   iptun_fou   IPv4 or IPv6 in UDP over IPv4 or IPv6 (foo-over-UDP,
+ *               direct); IFLA_IPTUN_FOU_PORT, the UDP port it listens on,
+ *               is required; IFLA_IPTUN_FOU_IPPROTO (4, the default, or
+ *               41) is the one inner protocol it sends, as Linux's
+ *               "ip fou add port N ipproto P".  It receives both.
  *
  * Both are metadata-mode ("external", collect_md) devices: every packet
  * sent needs tunnel metadata (addresses, TOS, TTL, DF; for fou the
@@ -22,6 +25,7 @@
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/in.h>
 #include <linux/kernel.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
@@ -50,6 +54,7 @@ static void iptun_fou_setup(struct net_device *dev)
 
 static const struct nla_policy iptun_fou_policy[IFLA_IPTUN_FOU_MAX + 1] = {
 	[IFLA_IPTUN_FOU_PORT] = { .type = NLA_U16 },
+	[IFLA_IPTUN_FOU_IPPROTO] = { .type = NLA_U8 },
 };
 
 static int iptun_fou_validate(struct nlattr *tb[], struct nlattr *data[],
@@ -62,6 +67,13 @@ static int iptun_fou_validate(struct nlattr *tb[], struct nlattr *data[],
 			       "iptun_fou: a UDP port (IFLA_IPTUN_FOU_PORT) is required");
 		return -EINVAL;
 	}
+	if (data[IFLA_IPTUN_FOU_IPPROTO] &&
+	    nla_get_u8(data[IFLA_IPTUN_FOU_IPPROTO]) != IPPROTO_IPIP &&
+	    nla_get_u8(data[IFLA_IPTUN_FOU_IPPROTO]) != IPPROTO_IPV6) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPTUN_FOU_IPPROTO],
+				    "iptun_fou: the inner protocol (IFLA_IPTUN_FOU_IPPROTO) must be 4 or 41");
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -71,8 +83,12 @@ static int iptun_newlink(struct net *net, struct net_device *dev,
 {
 	struct iptun_dev *t = netdev_priv(dev);
 
-	if (t->fou)
+	if (t->fou) {
 		t->dst_port = nla_get_be16(data[IFLA_IPTUN_FOU_PORT]);
+		t->ipproto = data[IFLA_IPTUN_FOU_IPPROTO] ?
+			     nla_get_u8(data[IFLA_IPTUN_FOU_IPPROTO]) :
+			     IPPROTO_IPIP;
+	}
 	return register_netdevice(dev);
 }
 
@@ -87,7 +103,8 @@ static int iptun_ipip_fill_info(struct sk_buff *skb,
 
 static size_t iptun_fou_get_size(const struct net_device *dev)
 {
-	return nla_total_size(sizeof(__be16));	/* IFLA_IPTUN_FOU_PORT */
+	return nla_total_size(sizeof(__be16)) +	/* IFLA_IPTUN_FOU_PORT */
+	       nla_total_size(sizeof(u8));	/* IFLA_IPTUN_FOU_IPPROTO */
 }
 
 static int iptun_fou_fill_info(struct sk_buff *skb,
@@ -95,7 +112,8 @@ static int iptun_fou_fill_info(struct sk_buff *skb,
 {
 	const struct iptun_dev *t = netdev_priv(dev);
 
-	if (nla_put_be16(skb, IFLA_IPTUN_FOU_PORT, t->dst_port))
+	if (nla_put_be16(skb, IFLA_IPTUN_FOU_PORT, t->dst_port) ||
+	    nla_put_u8(skb, IFLA_IPTUN_FOU_IPPROTO, t->ipproto))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -15,6 +15,9 @@
 enum {
 	IFLA_IPTUN_FOU_UNSPEC,
 	IFLA_IPTUN_FOU_PORT,		/* be16: the UDP port, required. */
+	IFLA_IPTUN_FOU_IPPROTO,		/* u8: the inner protocol sent, 4
+					 * (IPv4, default) or 41 (IPv6).
+					 */
 	__IFLA_IPTUN_FOU_MAX
 };
 #define IFLA_IPTUN_FOU_MAX (__IFLA_IPTUN_FOU_MAX - 1)
@@ -23,9 +26,11 @@ enum {
 struct iptun_dev {
 	struct net_device *dev;
 	struct gro_cells gro_cells;
-	bool fou;			/* false: ipip (IP protocol 4). */
+	bool fou;			/* false: ipip (IP protocols 4, 41). */
+	u8 ipproto;			/* fou: the inner protocol sent. */
 	__be16 dst_port;		/* fou: the UDP port, network order. */
-	struct socket __rcu *sock;	/* fou: the receive socket, when up. */
+	struct socket __rcu *sock;	/* fou: the UDP socket, when up. */
+	struct socket __rcu *sock6;	/* fou: the UDPv6 socket, when up. */
 };
 
 void iptun_dev_setup(struct net_device *dev);

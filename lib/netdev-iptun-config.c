@@ -23,6 +23,7 @@
 #include "netdev-native-iptun.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -291,4 +292,11 @@ netdev_iptun_check_config(const struct netdev *dev, const struct smap *args,
     free(vports);
 
     return err;
+}
+
+uint8_t
+netdev_fou_ipproto(const struct netdev_tunnel_config *tnl_cfg)
+{
+    return (tnl_cfg && tnl_cfg->payload_ethertype == htons(ETH_TYPE_IPV6)
+            ? IPPROTO_IPV6 : IPPROTO_IPIP);
 }

@@ -66,9 +66,8 @@ netdev_iptun_build_error(const struct netdev *netdev,
         return false;
     }
     if (!strcmp(type, "fou")) {
-        const struct netdev_tunnel_config *cfg
-            = netdev_get_tunnel_config(netdev);
-        bool ipv6 = cfg && cfg->payload_ethertype == htons(ETH_TYPE_IPV6);
+        bool ipv6 = netdev_fou_ipproto(netdev_get_tunnel_config(netdev))
+                    == IPPROTO_IPV6;
 
         if (pt != htonl(ipv6 ? PT_IPV6 : PT_IPV4)) {
             ds_put_format(reason, ": fou port with ipproto=%d carries %s "
@@ -174,11 +173,12 @@ iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
 /* iptun_pop_outer() for an outer IPv6 header: records the
  * outer addresses, traffic class and hop limit, skips hop-by-hop and
  * destination options headers (among them RFC 2473's tunnel encapsulation
- * limit, which Linux's ip6tnl sends by default) and stores the protocol
- * that follows them (4 or 41 for ipip, 17 for fou) in '*proto'.  Any other
- * extension header (routing,
- * fragment, AH, ESP) ends in a drop, as a tunnel endpoint without them
- * configured would drop it. */
+ * limit, which Linux's ip6tnl sends by default) and routing headers with no
+ * segments left (RFC 8200 4.4, as Linux), and stores the protocol that
+ * follows them (4 or 41 for ipip, 17 for fou) in '*proto'.  Any other
+ * extension header (a routing header with segments left, fragment, AH,
+ * ESP) ends in a drop, as a tunnel endpoint without them configured would
+ * drop it. */
 static void *
 iptun_pop_outer6(struct dp_packet *packet, const char *type,
                  unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
@@ -203,7 +203,8 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
         return NULL;
     }
     nxt = ip6->ip6_nxt;
-    while (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS) {
+    while (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS
+           || nxt == IPPROTO_ROUTING) {
         const uint8_t *ext = (const uint8_t *) (ip6 + 1) + ext_len;
         unsigned int this_len;
 
@@ -216,6 +217,11 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
         if (IPV6_HEADER_LEN + ext_len + this_len > len) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
                          "IPv6 extension header", type);
+            return NULL;
+        }
+        if (nxt == IPPROTO_ROUTING && ext[3]) {
+            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a routing "
+                         "header with %"PRIu8" segments left", type, ext[3]);
             return NULL;
         }
         nxt = ext[0];

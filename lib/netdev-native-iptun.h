@@ -36,6 +36,7 @@
  * they receive is never configured. */
 
 #include <stdbool.h>
+#include <stdint.h>
 
 struct dp_packet;
 struct ds;
@@ -72,5 +73,9 @@ int netdev_iptun_check_config(const struct netdev *,
                               const struct smap *args,
                               struct netdev_tunnel_config *,
                               struct ds *errors);
+
+/* The one inner IP protocol a fou port sends (options:ipproto): 4 or 41.
+ * The kernel datapath's fou device takes it as IFLA_IPTUN_FOU_IPPROTO. */
+uint8_t netdev_fou_ipproto(const struct netdev_tunnel_config *);
 
 #endif /* netdev-native-iptun.h */

@@ -15,12 +15,15 @@
 
 """Builds malformed ipip and fou frames (scapy), for the receive tests.
 
-usage: iptun-malformed.py IFACE DST_MAC SRC_IP DST_IP FOU_PORT CASE...
+usage: iptun-malformed.py [--ip6=SRC6,DST6] IFACE DST_MAC SRC_IP DST_IP
+                          FOU_PORT CASE...
 
-Each CASE is one frame, sent from IFACE to DST_MAC, outer SRC_IP > DST_IP,
-carrying an inner ICMP echo 10.10.0.2 > 10.10.0.1 unless the case breaks it.
-With IFACE "-" the frames are printed in hex, one per line, instead (for
-"ovs-appctl netdev-dummy/receive").
+Each CASE is one frame, sent from IFACE to DST_MAC, outer SRC_IP > DST_IP
+(for the cases with an outer IPv6 header, ipip6-*, ip6ip6-*, fou6-*: SRC6 >
+DST6, default 2001:cafe::92 > 2001:cafe::88), carrying an inner ICMP echo
+10.10.0.2 > 10.10.0.1 unless the case breaks it.  With IFACE "-" the frames
+are printed in hex, one per line, instead (for "ovs-appctl
+netdev-dummy/receive").
 
   ipip-outer-short       frame ends inside the outer IPv4 header
   ipip-outer-truncated   outer total length 40 bytes more than the frame
@@ -58,12 +61,44 @@ With IFACE "-" the frames are printed in hex, one per line, instead (for
   good-sit               an ICMPv6 echo request fd00::2 > fd00::1 in protocol
                          41 (IPv6 in IPv4, Linux's sit)
   good-vxlan             the echo request in VXLAN (VNI 0) to UDP port FOU_PORT
+
+Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
+
+  ipip6-outer-short      frame ends inside the outer IPv6 header
+  ipip6-outer-plen-long  outer payload length 40 bytes more than the frame
+  ipip6-outer-plen-short outer payload length cuts the inner packet (30 bytes)
+  ipip6-hlim0            outer hop limit 0 (well-formed: receivers accept it)
+  ipip6-hopopts          a hop-by-hop options header (PadN) before next
+                         header 4 (well-formed)
+  ipip6-dstopts          a destination options header with the tunnel
+                         encapsulation limit before next header 4, as
+                         Linux's ip6tnl sends (well-formed)
+  ipip6-routing-done     a routing header with segments left 0 before next
+                         header 4 (well-formed: RFC 8200 says skip it)
+  ipip6-routing-left     a routing header with segments left 1
+  ipip6-frag-first       next header 4 in a first fragment, never completed
+  ipip6-inner-v6         next header 4, inner version 6
+  ipip6-inner-truncated  next header 4, 8 bytes of inner header
+  ip6ip6-inner-v4        next header 41, inner version 4
+  ip6ip6-inner-truncated next header 41, 20 bytes of inner IPv6 header
+  fou6-udp-len-long      UDP length 40 bytes more than the datagram
+  fou6-bad-csum          UDP checksum wrong
+  fou6-zero-csum         UDP checksum 0 (well-formed: fou accepts it)
+  fou6-dstopts           a destination options header (encapsulation
+                         limit) before UDP, as ip6tnl "encap fou" sends
+                         (well-formed)
+  fou6-inner-truncated   good UDP, 20 bytes of inner IPv6 header
+  good-ipip6, good-ip6ip6, good-fou6  well-formed echo requests: IPv4 in
+                         IPv6, IPv6 in IPv6, IPv4 in UDP/IPv6
 """
 
 import sys
 
 from scapy.all import (ICMP, IP, UDP, VXLAN, Ether, ICMPv6EchoRequest,
                        IPOption, IPv6, Raw, conf, sendp)  # noqa: F401
+from scapy.layers.inet6 import (HBHOptUnknown, IPv6ExtHdrDestOpt,
+                                IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
+                                IPv6ExtHdrRouting, PadN)
 
 conf.verb = 0
 
@@ -79,6 +114,78 @@ def inner6():
 
 def neighbour99(addr):
     return addr.rsplit(".", 1)[0] + ".99"
+
+
+def build6(case, eth, src6, dst6, port):
+    """The frames with an outer IPv6 header."""
+    good, good6 = bytes(inner()), bytes(inner6())
+
+    def ip6(nh, **kw):
+        return IPv6(src=src6, dst=dst6, nh=nh, hlim=64, **kw)
+
+    def encap_limit():
+        return IPv6ExtHdrDestOpt(options=[
+            HBHOptUnknown(otype=4, optdata=b"\x04"), PadN(optdata=b"")])
+
+    if case == "good-ipip6":
+        return eth / ip6(4) / Raw(good)
+    if case == "good-ip6ip6":
+        return eth / ip6(41) / Raw(good6)
+    if case == "good-fou6":
+        return eth / ip6(17) / UDP(sport=40000, dport=port) / Raw(good)
+    if case == "ipip6-outer-short":
+        return eth / Raw(bytes(ip6(4) / Raw(good))[:20])
+    if case == "ipip6-outer-plen-long":
+        return eth / ip6(4, plen=len(good) + 40) / Raw(good)
+    if case == "ipip6-outer-plen-short":
+        return eth / Raw(bytes(ip6(4, plen=30) / Raw(good)))
+    if case == "ipip6-hlim0":
+        return eth / IPv6(src=src6, dst=dst6, nh=4, hlim=0) / Raw(good)
+    if case == "ipip6-hopopts":
+        return eth / ip6(0) / IPv6ExtHdrHopByHop(nh=4, options=[PadN(
+            optdata=b"\x00" * 4)]) / Raw(good)
+    if case == "ipip6-dstopts":
+        hdr = encap_limit()
+        hdr.nh = 4
+        return eth / ip6(60) / hdr / Raw(good)
+    if case in ("ipip6-routing-done", "ipip6-routing-left"):
+        left = 0 if case == "ipip6-routing-done" else 1
+        return eth / ip6(43) / IPv6ExtHdrRouting(
+            nh=4, type=0, segleft=left, addresses=["2001:db8::1"]) \
+            / Raw(good)
+    if case == "ipip6-frag-first":
+        return eth / ip6(44) / IPv6ExtHdrFragment(nh=4, m=1, id=11) \
+            / Raw(good[:64])
+    if case == "ipip6-inner-v6":
+        return eth / ip6(4) / Raw(b"\x60" + good[1:])
+    if case == "ipip6-inner-truncated":
+        return eth / ip6(4) / Raw(good[:8])
+    if case == "ip6ip6-inner-v4":
+        return eth / ip6(41) / Raw(good)
+    if case == "ip6ip6-inner-truncated":
+        return eth / ip6(41) / Raw(good6[:20])
+    if case == "fou6-udp-len-long":
+        return eth / ip6(17) / UDP(sport=40000, dport=port,
+                                   len=8 + len(good) + 40) / Raw(good)
+    if case == "fou6-bad-csum":
+        pkt = IPv6(bytes(ip6(17) / UDP(sport=40000, dport=port) / Raw(good)))
+        pkt[UDP].chksum ^= 0x5555
+        return eth / pkt
+    if case == "fou6-zero-csum":
+        return eth / ip6(17) / UDP(sport=40000, dport=port, chksum=0) \
+            / Raw(good)
+    if case == "fou6-dstopts":
+        hdr = encap_limit()
+        hdr.nh = 17
+        return eth / ip6(60) / hdr / UDP(sport=40000, dport=port) / Raw(good)
+    if case == "fou6-inner-truncated":
+        return eth / ip6(17) / UDP(sport=40000, dport=port) / Raw(good6[:20])
+    raise SystemExit("unknown case %s" % case)
+
+
+def is_ipv6(case):
+    return case.split("-")[0] in ("ipip6", "ip6ip6", "fou6") \
+        or case in ("good-ipip6", "good-ip6ip6", "good-fou6")
 
 
 def build(case, eth, src, dst, port):
@@ -193,16 +300,26 @@ def build(case, eth, src, dst, port):
 
 
 def main():
-    if len(sys.argv) < 7:
+    args = sys.argv[1:]
+    src6, dst6 = "2001:cafe::92", "2001:cafe::88"
+    if args and args[0].startswith("--ip6="):
+        src6, dst6 = args.pop(0)[len("--ip6="):].split(",")
+    if len(args) < 6:
         raise SystemExit(__doc__)
-    iface, dmac, src, dst, port = sys.argv[1:6]
-    for case in sys.argv[6:]:
-        if iface == "-":
-            eth = Ether(src="f8:bc:12:44:34:b6", dst=dmac, type=0x0800)
-            print(bytes(build(case, eth, src, dst, int(port))).hex())
+    iface, dmac, src, dst, port = args[:5]
+    for case in args[5:]:
+        if is_ipv6(case):
+            ethertype, frame = 0x86dd, build6
+            addrs = (src6, dst6)
         else:
-            eth = Ether(dst=dmac, type=0x0800)
-            sendp(build(case, eth, src, dst, int(port)), iface=iface)
+            ethertype, frame = 0x0800, build
+            addrs = (src, dst)
+        if iface == "-":
+            eth = Ether(src="f8:bc:12:44:34:b6", dst=dmac, type=ethertype)
+            print(bytes(frame(case, eth, *addrs, int(port))).hex())
+        else:
+            eth = Ether(dst=dmac, type=ethertype)
+            sendp(frame(case, eth, *addrs, int(port)), iface=iface)
 
 
 if __name__ == "__main__":

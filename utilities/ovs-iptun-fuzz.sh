@@ -34,10 +34,10 @@ $MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
 # Seed corpora.
 rm -rf "$W"
 mkdir -p "$W/pop" "$W/odp" "$W/crashes"
-cases=$(sed -n 's/^  \(\(ipip\|sit\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
+cases=$(sed -n 's/^  \(\(ipip6\|ip6ip6\|fou6\|ipip\|sit\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
             "$here/../tests/iptun-malformed.py" | sed 's/,//')
 i=0
-for c in $cases good-ipip good-fou; do
+for c in $cases good-ipip good-fou good-ip6ip6 good-fou6; do
     hex=$($iptun_py "$here/../tests/iptun-malformed.py" - \
               aa:55:aa:55:00:00 1.1.2.92 1.1.2.88 5555 "$c")
     for sel in 00 01; do
@@ -50,15 +50,17 @@ for hdr in \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=4,tos=0,ttl=64,frag=0x4000),ipip()' \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=41,tos=0,ttl=64,frag=0x4000),ipip()' \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0x0),fou()' \
-    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0xffff),fou()'
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0xffff),fou()' \
+    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=4,tclass=0x0,hlimit=64),ipip()' \
+    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=41,tclass=0x0,hlimit=64),ipip()' \
+    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=17,tclass=0x0,hlimit=64),udp(src=0,dst=5555,csum=0xffff),fou()'
 do
-    size=34
-    case $hdr in *fou*) size=42 ;; esac
-    type=113
-    case $hdr in *fou*) type=114 ;; esac
+    size=34 type=113 dl_type=0x0800
+    case $hdr in ipv6*) size=54 dl_type=0x86dd ;; esac
+    case $hdr in *fou*) size=$((size + 8)) type=114 ;; esac
     # odp_target wants one NUL-terminated line.
-    printf 'tnl_push(tnl_port(4),header(size=%s,type=%s,eth(dst=f8:bc:12:44:34:b6,src=aa:55:aa:55:00:00,dl_type=0x0800),%s),out_port(100)),1\0' \
-        "$size" "$type" "$hdr" > "$W/odp/seed-$n"
+    printf 'tnl_push(tnl_port(4),header(size=%s,type=%s,eth(dst=f8:bc:12:44:34:b6,src=aa:55:aa:55:00:00,dl_type=%s),%s),out_port(100)),1\0' \
+        "$size" "$type" "$dl_type" "$hdr" > "$W/odp/seed-$n"
     n=$((n + 1))
 done
 
