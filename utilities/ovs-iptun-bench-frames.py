@@ -9,6 +9,7 @@
 #
 #   inner.pcap         the inner frames, as the overlay bridge receives
 #                      them (plain forward and encap scenarios)
+#   inner6.pcap        the same with IPv6 inside (fd00:1::X > fd00:2::1)
 #   TYPE.pcap          for each TYPE of ipip, fou, fou-csum, gre, vxlan,
 #                      geneve: the same traffic as the tunnel endpoint
 #                      192.0.2.2 sends it to 192.0.2.1 (decap scenarios).
@@ -17,6 +18,11 @@
 #                      vxlan and geneve the inner Ethernet frame.  UDP
 #                      tunnels take their source port from the inner flow,
 #                      as a sender does, in 32768-61000.
+#   TYPE-XinY.pcap     the dual-stack variants: IPv(X) inside, over IPv(Y)
+#                      (2001:db8::2 > 2001:db8::1 over IPv6, with UDP
+#                      checksums there, as senders over IPv6 send them):
+#                      ipip and gre 6in4, 4in6, 6in6; fou, vxlan and geneve
+#                      4in6.
 #
 # Plain Python (struct), so that 10,000-flow files take seconds; the
 # addresses and ports are those of utilities/ovs-iptun-bench.sh.
@@ -30,10 +36,14 @@ PHY_MAC = "aa:55:aa:55:00:01"      # br-phy, the local tunnel endpoint
 PEER_MAC = "aa:55:aa:55:00:02"     # the remote tunnel endpoint
 LOCAL_IP = "192.0.2.1"
 REMOTE_IP = "192.0.2.2"
+LOCAL_IP6 = "2001:db8::1"
+REMOTE_IP6 = "2001:db8::2"
 INNER_SRC_MAC = "02:00:00:00:00:01"
 INNER_DST_MAC = "02:00:00:00:00:02"
 UDP_PORTS = {"fou": 5555, "fou-csum": 5556, "vxlan": 4789, "geneve": 6081}
-KINDS = ("ipip", "fou", "fou-csum", "gre", "vxlan", "geneve")
+KINDS = ("ipip", "fou", "fou-csum", "gre", "vxlan", "geneve",
+         "ipip-6in4", "gre-6in4", "ipip-4in6", "gre-4in6", "fou-4in6",
+         "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6")
 
 
 def mac(s):
@@ -56,13 +66,24 @@ def ipv4(src, dst, proto, payload, df=False):
     return hdr[:10] + struct.pack("!H", csum(hdr)) + hdr[12:] + payload
 
 
+def ipv6(src, dst, nh, payload):
+    return (struct.pack("!IHBB", 0x60000000, len(payload), nh, 64)
+            + socket.inet_pton(socket.AF_INET6, src)
+            + socket.inet_pton(socket.AF_INET6, dst) + payload)
+
+
 def udp(src_ip, dst_ip, sport, dport, payload, with_csum):
     length = 8 + len(payload)
     hdr = struct.pack("!HHHH", sport, dport, length, 0)
     if not with_csum:
         return hdr + payload
-    pseudo = (socket.inet_aton(src_ip) + socket.inet_aton(dst_ip)
-              + struct.pack("!BBH", 0, 17, length))
+    if ":" in src_ip:
+        pseudo = (socket.inet_pton(socket.AF_INET6, src_ip)
+                  + socket.inet_pton(socket.AF_INET6, dst_ip)
+                  + struct.pack("!IxxxB", length, 17))
+    else:
+        pseudo = (socket.inet_aton(src_ip) + socket.inet_aton(dst_ip)
+                  + struct.pack("!BBH", 0, 17, length))
     c = csum(pseudo + hdr + payload) or 0xffff
     return hdr[:6] + struct.pack("!H", c) + payload
 
@@ -84,16 +105,36 @@ def inner_frames(flows, size):
     return frames
 
 
+def inner6_frames(flows, size):
+    frames = []
+    for i in range(flows):
+        src = "fd00:1::%x" % (i + 1)
+        pad = size - 14 - 40 - 8
+        if pad < 0:
+            sys.exit("frame size %d is below 62" % size)
+        seg = udp(src, "fd00:2::1", 1024 + i % 50000, 9, b"\0" * pad, True)
+        frames.append(ether(INNER_DST_MAC, INNER_SRC_MAC,
+                            ipv6(src, "fd00:2::1", 17, seg), 0x86dd))
+    return frames
+
+
 def source_port(frame):
     return 32768 + zlib.crc32(frame[26:38]) % (61000 - 32768 + 1)
 
 
 def outer(frame, kind):
+    """'frame' (IPv4 or IPv6 inside) in tunnel 'kind' (a KINDS entry)."""
     l3 = frame[14:]
+    ethertype = struct.unpack("!H", frame[12:14])[0]
+    kind, _, variant = kind.partition("-")
+    if variant == "csum":
+        kind, variant = "fou-csum", ""
+    outer6 = variant.endswith("in6")
+    src, dst = (REMOTE_IP6, LOCAL_IP6) if outer6 else (REMOTE_IP, LOCAL_IP)
     if kind == "ipip":
-        proto, payload = 4, l3
+        proto, payload = (41 if ethertype == 0x86dd else 4), l3
     elif kind == "gre":
-        proto, payload = 47, struct.pack("!HH", 0, 0x0800) + l3
+        proto, payload = 47, struct.pack("!HH", 0, ethertype) + l3
     else:
         proto = 17
         if kind == "vxlan":
@@ -102,10 +143,12 @@ def outer(frame, kind):
             inner = struct.pack("!HHI", 0, 0x6558, 0) + frame
         else:
             inner = l3
-        payload = udp(REMOTE_IP, LOCAL_IP, source_port(frame),
-                      UDP_PORTS[kind], inner, kind == "fou-csum")
-    return ether(PHY_MAC, PEER_MAC,
-                 ipv4(REMOTE_IP, LOCAL_IP, proto, payload, df=True))
+        payload = udp(src, dst, source_port(frame), UDP_PORTS[kind], inner,
+                      kind == "fou-csum" or outer6)
+    if outer6:
+        return ether(PHY_MAC, PEER_MAC, ipv6(src, dst, proto, payload),
+                     0x86dd)
+    return ether(PHY_MAC, PEER_MAC, ipv4(src, dst, proto, payload, df=True))
 
 
 def write_pcap(name, frames):
@@ -118,10 +161,13 @@ def write_pcap(name, frames):
 def main():
     out, flows, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     frames = inner_frames(flows, size)
+    frames6 = inner6_frames(flows, size)
     write_pcap("%s/inner.pcap" % out, frames)
+    write_pcap("%s/inner6.pcap" % out, frames6)
     for kind in KINDS:
         write_pcap("%s/%s.pcap" % (out, kind),
-                   [outer(f, kind) for f in frames])
+                   [outer(f, kind) for f in
+                    (frames6 if "-6in" in kind else frames)])
 
 
 if __name__ == "__main__":

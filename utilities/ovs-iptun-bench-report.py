@@ -20,7 +20,19 @@ import subprocess
 import sys
 import tempfile
 
-TYPES = ["ipip", "fou", "fou-csum", "gre", "vxlan", "geneve"]
+TYPES = ["ipip", "fou", "fou-csum", "gre", "vxlan", "geneve",
+         "ipip-6in4", "gre-6in4", "ipip-4in6", "gre-4in6", "fou-4in6",
+         "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6"]
+# The tunnel each of ours is compared with: same inner and outer families.
+REFERENCE = {"ipip": "gre", "fou": "vxlan", "ipip-6in4": "gre-6in4",
+             "ipip-4in6": "gre-4in6", "fou-4in6": "vxlan-4in6",
+             "ipip-6in6": "gre-6in6"}
+OURS = ("ipip", "fou", "fou-csum")
+
+
+def plain_of(t):
+    """The plain forwarding scenario of tunnel type t's inner family."""
+    return "plain6" if "-6in" in t else "plain"
 
 
 def load(path):
@@ -63,8 +75,9 @@ def main():
     med = load(sys.argv[1])
     mf = megaflows(sys.argv[2])
     combos = sorted({(k[2], k[3]) for k in med})
-    scens = ["plain"] + ["%s-%s" % (d, t) for d in ("encap", "decap")
-                         for t in TYPES]
+    scens = ["plain", "plain6"] + ["%s-%s" % (d, t)
+                                   for d in ("encap", "decap")
+                                   for t in TYPES]
     scens += ["decapnc-%s" % t for t in TYPES]
     scens = [s for s in scens if any(("ours", s) + c in med for c in combos)]
 
@@ -79,7 +92,7 @@ def main():
                          0),
                         ("cycles/packet, the lowest of the rounds", 5)):
         print(title)
-        print("%-16s" % "scenario" + "".join(
+        print("%-20s" % "scenario" + "".join(
             "%20s" % ("%d flows %d B" % c) for c in combos))
         for b, s in rows:
             cells = []
@@ -93,7 +106,7 @@ def main():
                     cells.append("%20.0f" % v[stat])
             name = {"ours": s, "ours-base": "plain (baseline)",
                     "stock-base": "plain (stock)"}[b]
-            print("%-16s" % name + "".join(cells))
+            print("%-20s" % name + "".join(cells))
         print()
     spreads = sorted(v[4] for v in med.values() if v[3] > 1)
     if spreads:
@@ -103,8 +116,8 @@ def main():
                  max(v[3] for v in med.values())))
 
     checks = []
-    for t, ref, enc_max, dec_max in (("ipip", "gre", 1.00, 0.90),
-                                     ("fou", "vxlan", 1.00, 0.90)):
+    for t, ref in REFERENCE.items():
+        enc_max, dec_max = 1.00, 0.90
         checks.append(("encap-%s / encap-%s" % (t, ref), "encap-" + t,
                        "encap-" + ref, "ours", enc_max))
         checks.append(("decap-%s / decap-%s" % (t, ref), "decap-" + t,
@@ -113,15 +126,15 @@ def main():
         checks.append(("%s-fou-csum / %s-fou" % (d, d), d + "-fou-csum",
                        d + "-fou", "ours", 1.30))
     for t in TYPES:
-        checks.append(("encap-%s / plain" % t, "encap-" + t, "plain",
-                       "ours", 1.15 if t in ("ipip", "fou", "fou-csum")
-                       else None))
-        checks.append(("decap-%s / plain" % t, "decap-" + t, "plain",
-                       "ours", 1.50 if t in ("ipip", "fou", "fou-csum")
-                       else None))
-    for t in ("ipip", "fou", "fou-csum"):
-        checks.append(("decap-%s / decapnc-%s" % (t, t), "decap-" + t,
-                       "decapnc-" + t, "ours", None))
+        plain = plain_of(t)
+        checks.append(("encap-%s / %s" % (t, plain), "encap-" + t, plain,
+                       "ours", 1.15 if t in OURS else None))
+        checks.append(("decap-%s / %s" % (t, plain), "decap-" + t, plain,
+                       "ours", 1.50 if t in OURS else None))
+    for t in TYPES:
+        if t.split("-")[0] in ("ipip", "fou"):
+            checks.append(("decap-%s / decapnc-%s" % (t, t), "decap-" + t,
+                           "decapnc-" + t, "ours", None))
     checks.append(("plain ours / stock", "plain", "plain", "stock-base",
                    None))
     missed = 0
@@ -129,7 +142,7 @@ def main():
                         ("ratios of the lowest values (target)", 5)):
         print()
         print(title)
-        print("%-28s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
+        print("%-38s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
                                           for c in combos) + "   target")
         n = ratio_table(checks, combos, get, stat)
         if stat == 0:
@@ -141,7 +154,7 @@ def main():
         b, s, flows, size = key
         if (b == "ours" and flows == max(c[0] for c in combos)
                 and s != "plain"):
-            print("  %-16s %5d flows %3d B: %d outer (%d datapath flows)"
+            print("  %-20s %5d flows %3d B: %d outer (%d datapath flows)"
                   % (s, flows, size, mf[key][1], mf[key][0]))
 
     if len(sys.argv) > 3:
@@ -185,7 +198,7 @@ def ratio_table(checks, combos, get, stat):
             "  met" if ok else "  MISSED")
         if verdict == "  MISSED":
             missed += 1
-        print("%-28s" % name + "".join(cells) + "   " + target + verdict)
+        print("%-38s" % name + "".join(cells) + "   " + target + verdict)
     return missed
 
 def plot(png, med, scens, combos, stock):

@@ -12,6 +12,7 @@
 # Scenarios, each with 1 and 10,000 inner UDP flows of 64- and 512-byte
 # inner frames (utilities/ovs-iptun-bench-frames.py):
 #   plain         br-int: in_port=rx,ip actions=dec_ttl,output:sink
+#   plain6        the same for IPv6 (ipv6, dec_ttl: the hop limit)
 #   encap-TYPE    br-int: in_port=rx,ip actions=dec_ttl,output:TYPE tunnel
 #                 br-phy: in_port=LOCAL actions=output:sink
 #   decap-TYPE    br-phy: in_port=rx actions=LOCAL (terminates the tunnel)
@@ -19,8 +20,12 @@
 #   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip
 #                 and fou only; IPTUN_BENCH_NOCACHE=no leaves them out)
 # for TYPE in ipip, fou, fou-csum (options:csum=true), gre
-# (packet_type=legacy_l3), vxlan, geneve.  The stock build runs the plain
-# scenarios too, alternating with ours, for the baseline.
+# (packet_type=legacy_l3), vxlan, geneve, and the dual-stack variants
+# TYPE-XinY, IPv(X) inside, over IPv(Y) (br-phy also has 2001:db8::1/64,
+# the remote is 2001:db8::2): ipip-6in4, gre-6in4, ipip-4in6, gre-4in6
+# (ip6gre), fou-4in6, vxlan-4in6, geneve-4in6, ipip-6in6, gre-6in6.  The
+# stock build runs the plain scenarios too, alternating with ours, for the
+# baseline.
 #
 # IPTUN_BENCH_REPEAT rounds run every scenario once each, in an order that
 # puts the scenarios compared with each other next to each other.  A
@@ -56,7 +61,9 @@ REPEAT=${IPTUN_BENCH_REPEAT:-3}
 WARM=${IPTUN_BENCH_WARMUP:-1}
 FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
 SIZES=${IPTUN_BENCH_SIZES:-64 512}
-TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve}
+TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve ipip-6in4
+gre-6in4 ipip-4in6 gre-4in6 fou-4in6 vxlan-4in6 geneve-4in6 ipip-6in6
+gre-6in6}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
 NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
 NS=ovs-iptun-bench
@@ -74,7 +81,7 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
     for f in $FLOWS; do
         for s in $SIZES; do
             d=$W/frames/$f-$s
-            if test ! -f "$d/geneve.pcap"; then
+            if test ! -f "$d/gre-6in6.pcap"; then
                 mkdir -p "$d"
                 $iptun_py "$here/ovs-iptun-bench-frames.py" "$d" "$f" "$s"
             fi
@@ -144,23 +151,47 @@ declare -A TUN_OPTS=(
     [vxlan]="type=vxlan"
     [geneve]="type=geneve")
 
+# tun_port TYPE: the tunnel port (a TUN_PORT key) of scenario type TYPE:
+# ipip for ipip and ipip-6in4, ipip6 (over IPv6: the same options, OpenFlow
+# port number 10 higher) for ipip-4in6 and ipip-6in6, and so on.
+tun_port () {
+    case $1 in
+    *-4in6|*-6in6) echo "${1%-*}6" ;;
+    *-6in4) echo "${1%-*}" ;;
+    *) echo "$1" ;;
+    esac
+}
+
 tunnels_up () {
     local t
     ovs-vsctl add-br br-phy -- set bridge br-phy datapath_type=netdev \
         fail_mode=secure other-config:hwaddr=aa:55:aa:55:00:01
     add_dpdk_port br-phy sink-phy net_null1,no-rx=1 2
     ip addr add 192.0.2.1/24 dev br-phy
+    sysctl -q -w net.ipv6.conf.br-phy.disable_ipv6=0
+    ip addr add 2001:db8::1/64 dev br-phy nodad
     ip link set br-phy up
     ovs-appctl tnl/neigh/set br-phy 192.0.2.2 aa:55:aa:55:00:02 >/dev/null
-    for t in $TYPES; do
+    ovs-appctl tnl/neigh/set br-phy 2001:db8::2 aa:55:aa:55:00:02 >/dev/null
+    local ports
+    ports=$(for t in $TYPES; do tun_port "$t"; done | sort -u)
+    for t in $ports; do
+        local base=${t%6} remote=192.0.2.2 port
+        port=${TUN_PORT[$base]}
+        if test "$base" != "$t"; then
+            remote=2001:db8::2 port=$((port + 10))
+        fi
+        TUN_PORT[$t]=$port
         # shellcheck disable=SC2086
         ovs-vsctl add-port br-int "tun-$t" -- set interface "tun-$t" \
-            ${TUN_OPTS[$t]} options:remote_ip=192.0.2.2 \
-            ofport_request="${TUN_PORT[$t]}"
+            ${TUN_OPTS[$base]} options:remote_ip=$remote \
+            ofport_request="$port"
     done
-    # ovs-router learns 192.0.2.0/24 from the kernel.
+    # ovs-router learns 192.0.2.0/24 and 2001:db8::/64 from the kernel.
     for _ in $(seq 50); do
-        ovs-appctl ovs/route/show | grep -q '192.0.2.0/24 dev br-phy' && break
+        ovs-appctl ovs/route/show > "$W/routes.txt"
+        grep -q '192.0.2.0/24 dev br-phy' "$W/routes.txt" \
+            && grep -q '2001:db8::/64 dev br-phy' "$W/routes.txt" && break
         sleep 0.1
     done
 }
@@ -230,21 +261,24 @@ set_flows () {
 
 # scenario BUILD-NAME SCENARIO FLOWS SIZE ROUND
 scenario () {
-    local t=${2#*-} p frames=$W/frames/$3-$4
+    local t=${2#*-} p frames=$W/frames/$3-$4 ip=ip inner=inner
     case $2 in
-    plain)
-        set_flows "in_port=1,ip,actions=dec_ttl,output:2"
-        measure "$1" "$2" "$3" "$4" br-int "$frames/inner.pcap" "$5"
+    *-6in4|*-6in6|plain6) ip=ipv6 inner=inner6 ;;
+    esac
+    case $2 in
+    plain|plain6)
+        set_flows "in_port=1,$ip,actions=dec_ttl,output:2"
+        measure "$1" "$2" "$3" "$4" br-int "$frames/$inner.pcap" "$5"
         ;;
     encap-*)
-        p=${TUN_PORT[$t]}
-        set_flows "in_port=1,ip,actions=dec_ttl,output:$p" \
+        p=${TUN_PORT[$(tun_port "$t")]}
+        set_flows "in_port=1,$ip,actions=dec_ttl,output:$p" \
                   "in_port=LOCAL,actions=output:2"
-        measure "$1" "$2" "$3" "$4" br-int "$frames/inner.pcap" "$5"
+        measure "$1" "$2" "$3" "$4" br-int "$frames/$inner.pcap" "$5"
         ;;
     decap-*|decapnc-*)
-        p=${TUN_PORT[$t]}
-        set_flows "in_port=$p,ip,actions=dec_ttl,output:2" \
+        p=${TUN_PORT[$(tun_port "$t")]}
+        set_flows "in_port=$p,$ip,actions=dec_ttl,output:2" \
                   "in_port=1,actions=LOCAL"
         if test "${2%%-*}" = decapnc; then
             # The same decapsulation without the tunnel termination cache.
@@ -264,11 +298,14 @@ trap 'ovs_stop' EXIT
 # in the machine's speed (shared hosts) hits them alike.  Faster noise is not
 # cancelled this way: the report gives the lowest value beside the median.
 SCENARIOS=plain
+case " $TYPES " in
+*-6in*) SCENARIOS="$SCENARIOS plain6" ;;
+esac
 for d in encap decap; do
     for t in $TYPES; do
         SCENARIOS="$SCENARIOS $d-$t"
         case $d-$t-$NOCACHE in
-        decap-ipip-yes|decap-fou-yes|decap-fou-csum-yes)
+        decap-ipip*-yes|decap-fou*-yes)
             SCENARIOS="$SCENARIOS decapnc-$t" ;;
         esac
     done
