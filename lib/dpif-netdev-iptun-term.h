@@ -288,8 +288,8 @@ iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs, int l2_pad)
  * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
  * TOS, TTL, flags and (fou) UDP ports.  Fills 'key' and '*tcp_flags' and
  * returns the padding after the IPv4 datagram, or -1 if the cache does not
- * handle the packet: not TCP or UDP, options, a fragment, or a header that
- * miniflow_extract() would not parse in full. */
+ * handle the packet: an IPv6 underlay, not TCP or UDP, options, a fragment,
+ * or a header that miniflow_extract() would not parse in full. */
 static inline int
 iptun_term_inner_parse(const struct dp_packet *packet,
                        struct iptun_term_inner_key *key, uint16_t *tcp_flags)
@@ -300,7 +300,10 @@ iptun_term_inner_parse(const struct dp_packet *packet,
     uint16_t tot_len, l4_size;
     uint32_t ports;
 
-    if (packet->packet_type != htonl(PT_IPV4) || size < IP_HEADER_LEN
+    /* The key holds IPv4 tunnel addresses: a packet that came over IPv6
+     * (no IPv4 destination) takes the normal path. */
+    if (packet->packet_type != htonl(PT_IPV4) || !tnl->ip_dst
+        || size < IP_HEADER_LEN
         || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
         || IP_IS_FRAGMENT(ip->ip_frag_off)) {
         return -1;
