@@ -26,15 +26,17 @@
  * exact-match cache lookup.  This per-PMD cache has a table for each pass:
  *
  *   - first pass: the outer header fields that such a flow can match (input
- *     port, Ethernet addresses, IPv4 addresses, protocol, TOS and TTL, fou's
- *     UDP destination port; the UDP source port only when the flow matches
- *     it) map to that flow, used while it is alive and its actions are a
- *     single tnl_pop.  Only unfragmented, option-less IPv4 packets whose
- *     lengths miniflow_extract() would accept are cached.
+ *     port, Ethernet addresses, IPv4 or IPv6 addresses, protocol or next
+ *     header, TOS or traffic class, TTL or hop limit, the IPv6 flow label,
+ *     fou's UDP destination port; the UDP source port only when the flow
+ *     matches it) map to that flow, used while it is alive and its actions
+ *     are a single tnl_pop.  Only unfragmented, option-less IPv4 packets and
+ *     IPv6 packets without extension headers, whose lengths
+ *     miniflow_extract() would accept, are cached.
  *
- *   - second pass: a packet that an ipip or fou port has just popped (its
- *     metadata is what the pop gave it) with an inner IPv4 TCP or UDP header
- *     maps, by everything miniflow_extract() would extract from it (tunnel
+ *   - second pass: a packet that an ipip or fou port has just popped from
+ *     an IPv4 underlay (its metadata is what the pop gave it) with an inner
+ *     IPv4 TCP or UDP header maps, by everything miniflow_extract() would extract from it (tunnel
  *     metadata, input port, inner addresses, TOS, TTL, protocol, ports, TCP
  *     flags), to its flow.  A hit sets the packet hash as miniflow_extract()
  *     does.
@@ -48,6 +50,8 @@
  * and "iptun_term_inner_hit".
  * other_config:iptun-term-cache (default true) turns the cache off. */
 
+#include <netinet/in.h>
+#include <netinet/ip6.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
@@ -65,14 +69,20 @@ struct smap;
 #define IPTUN_TERM_OUTER_ENTRIES 1024   /* A power of 2. */
 #define IPTUN_TERM_OUTER_MASK (IPTUN_TERM_OUTER_ENTRIES - 1)
 #define IPTUN_TERM_OUTER_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
+#define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)         /* In key->w[0]. */
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
 #define IPTUN_TERM_MAX_ODP_PORTS 65536
 
+/* First pass.  w[0]: input port, IPTUN_TERM_OUTER_* flags, protocol, TOS,
+ * TTL; w[1] and the top of w[2]: the Ethernet addresses; the rest of w[2]:
+ * the UDP ports (fou).  Over IPv4, w[3] holds the addresses and w[4..7] are
+ * unused; over IPv6 (IPTUN_TERM_OUTER_IPV6), w[3] holds the flow label and
+ * w[4..7] the addresses. */
 struct iptun_term_outer_key {
-    uint64_t w[4];
+    uint64_t w[8];
 };
 
 struct iptun_term_outer_entry {
@@ -131,22 +141,39 @@ iptun_term_outer_candidate(const struct iptun_term_cache *cache,
                            const struct dp_packet *packet)
 {
     const struct eth_header *eth = dp_packet_data(packet);
-    const struct ip_header *ip = (const struct ip_header *) (eth + 1);
     uint32_t size = dp_packet_size(packet);
+    uint32_t l3_len;
+    uint8_t proto;
 
-    if (size < ETH_HEADER_LEN + IP_HEADER_LEN
-        || eth->eth_type != htons(ETH_TYPE_IP)) {
+    if (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))) {
+        const struct ip_header *ip = (const struct ip_header *) (eth + 1);
+
+        if (size < ETH_HEADER_LEN + IP_HEADER_LEN) {
+            return false;
+        }
+        proto = ip->ip_proto;
+        l3_len = IP_HEADER_LEN;
+    } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
+
+        if (size < ETH_HEADER_LEN + IPV6_HEADER_LEN) {
+            return false;
+        }
+        proto = ip6->ip6_nxt;
+        l3_len = IPV6_HEADER_LEN;
+    } else {
         return false;
     }
-    if (ip->ip_proto == IPPROTO_IPIP) {
+    if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6) {
         bool on;
 
         atomic_read_relaxed(&cache->listeners->ipip_on, &on);
         return on;
     }
-    if (ip->ip_proto == IPPROTO_UDP
-        && size >= ETH_HEADER_LEN + IP_HEADER_LEN + UDP_HEADER_LEN) {
-        const struct udp_header *udp = (const struct udp_header *) (ip + 1);
+    if (proto == IPPROTO_UDP
+        && size >= ETH_HEADER_LEN + l3_len + UDP_HEADER_LEN) {
+        const struct udp_header *udp = (const void *) ((const char *) (eth + 1)
+                                                       + l3_len);
         uint16_t port = ntohs(udp->udp_dst);
         uint64_t bits;
 
@@ -174,15 +201,11 @@ iptun_term_inner_candidate(const struct iptun_term_cache *cache,
     return bits & (UINT64_C(1) << (port % 64));
 }
 
-/* The outer headers as miniflow_extract() would see them.  Fills 'key'
- * (with the UDP source port, which the caller clears when the flow does not
- * match it) and returns the Ethernet padding, or returns -1 if the packet is
- * not one the cache handles: not Ethernet + IPv4 without options, a
- * fragment, lengths that miniflow_extract() would not accept in full, or not
- * ipip/fou. */
+/* The outer IPv4 headers as miniflow_extract() would see them: see
+ * iptun_term_outer_parse(). */
 static inline int
-iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
-                 struct iptun_term_outer_key *key)
+iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
+                        struct iptun_term_outer_key *key)
 {
     const uint8_t *data = dp_packet_data(packet);
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
@@ -217,6 +240,62 @@ iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
     return l3_size - tot_len;
 }
 
+/* The outer IPv6 headers as miniflow_extract() would see them: see
+ * iptun_term_outer_parse(). */
+static inline int
+iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
+                        struct iptun_term_outer_key *key)
+{
+    const uint8_t *data = dp_packet_data(packet);
+    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (data
+                                                              + ETH_HEADER_LEN);
+    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
+    uint32_t tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
+    uint32_t len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+    uint32_t ports = 0;
+    uint32_t macs_tail;
+
+    /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
+     * next header, which is not an extension header. */
+    if (packet->packet_type != htonl(PT_ETH) || tc_flow >> 28 != 6
+        || len > l3_size || l3_size - len > UINT16_MAX) {
+        return -1;
+    }
+    if (ip6->ip6_nxt == IPPROTO_UDP) {
+        if (len < IPV6_HEADER_LEN + UDP_HEADER_LEN) {
+            return -1;
+        }
+        memcpy(&ports, ip6 + 1, sizeof ports);
+    }
+
+    key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | IPTUN_TERM_OUTER_IPV6
+                | ((uint32_t) ip6->ip6_nxt << 16)
+                | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim;
+    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
+    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
+    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
+    key->w[3] = tc_flow & IPV6_LABEL_MASK;
+    memcpy(&key->w[4], &ip6->ip6_src, 4 * sizeof key->w[4]);  /* src, dst */
+    return l3_size - len;
+}
+
+/* The outer headers as miniflow_extract() would see them.  Fills 'key'
+ * (with the UDP source port, which the caller clears when the flow does not
+ * match it) and returns the Ethernet padding, or returns -1 if the packet is
+ * not one the cache handles: not Ethernet + IPv4 without options or IPv6
+ * without extension headers, a fragment, lengths that miniflow_extract()
+ * would not accept in full, or not ipip/fou. */
+static inline int
+iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
+                       struct iptun_term_outer_key *key)
+{
+    const struct eth_header *eth = dp_packet_data(packet);
+
+    return (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))
+            ? iptun_term_outer_parse4(packet, in_port, key)
+            : iptun_term_outer_parse6(packet, in_port, key));
+}
+
 /* Clears the UDP source port in 'key' and marks it as cleared, so that a
  * packet from source port 0 never finds a flow that matches source port 0
  * through another packet's wildcarded key, or the reverse. */
@@ -245,15 +324,25 @@ iptun_term_outer_hash(const struct iptun_term_outer_key *key)
 {
     /* The MAC addresses (w[1] and the top of w[2]) of the packets of one
      * tunnel rarely differ when the rest does not. */
-    return iptun_term_mix(key->w[0] ^ key->w[2] ^ key->w[3]);
+    uint64_t x = key->w[0] ^ key->w[2] ^ key->w[3];
+
+    if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
+        x ^= key->w[4] ^ key->w[5] ^ key->w[6] ^ key->w[7];
+    }
+    return iptun_term_mix(x);
 }
 
 static inline bool
 iptun_term_outer_key_equal(const struct iptun_term_outer_key *a,
-                     const struct iptun_term_outer_key *b)
+                           const struct iptun_term_outer_key *b)
 {
-    return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
-             | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3]));
+    if ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2])
+        | (a->w[3] ^ b->w[3])) {
+        return false;
+    }
+    return (!(a->w[0] & IPTUN_TERM_OUTER_IPV6)
+            || !((a->w[4] ^ b->w[4]) | (a->w[5] ^ b->w[5])
+                 | (a->w[6] ^ b->w[6]) | (a->w[7] ^ b->w[7])));
 }
 
 /* True if 'flow' is alive and its actions are one tnl_pop: the only flows
@@ -272,15 +361,17 @@ iptun_term_flow_usable(const struct dp_netdev_flow *flow)
            && nl_attr_type(actions->actions) == OVS_ACTION_ATTR_TUNNEL_POP;
 }
 
-/* Sets the layer offsets of 'packet', whose option-less IPv4 header is at
- * 'l3_ofs', as miniflow_extract() would. */
+/* Sets the layer offsets of 'packet', whose option-less IPv4 header (or
+ * IPv6 header without extension headers, 'l3_len' bytes) is at 'l3_ofs', as
+ * miniflow_extract() would. */
 static inline void
-iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs, int l2_pad)
+iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs,
+                       uint16_t l3_len, int l2_pad)
 {
     dp_packet_reset_offsets(packet);
     dp_packet_set_l2_pad_size(packet, l2_pad);
     packet->l3_ofs = l3_ofs;
-    packet->l4_ofs = l3_ofs + IP_HEADER_LEN;
+    packet->l4_ofs = l3_ofs + l3_len;
 }
 
 /* The second pass as miniflow_extract() would see it: 'packet' is the
@@ -389,7 +480,7 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
         return NULL;
     }
 
-    iptun_term_set_offsets(packet, 0, l2_pad);
+    iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
     dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
     return e->flow;
 }
@@ -431,7 +522,9 @@ iptun_term_outer_lookup(struct iptun_term_cache *cache,
     }
 
 found:
-    iptun_term_set_offsets(packet, ETH_HEADER_LEN, l2_pad);
+    iptun_term_set_offsets(packet, ETH_HEADER_LEN,
+                           (key.w[0] & IPTUN_TERM_OUTER_IPV6
+                            ? IPV6_HEADER_LEN : IP_HEADER_LEN), l2_pad);
     return e->flow;
 }
 

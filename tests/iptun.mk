@@ -20,7 +20,8 @@ EXTRA_DIST += \
 	tests/iptun-pcap-summary.py \
 	tests/iptun-osken-app.py \
 	tests/iptun-malformed.py \
-	tests/iptun-scale.py
+	tests/iptun-scale.py \
+	tests/iptun-term-diff.py
 
 # libFuzzer target for the ipip and fou receive paths ("make fuzz" at the
 # top level builds it with clang in its own build directory; see
