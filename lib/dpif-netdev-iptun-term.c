@@ -181,6 +181,9 @@ iptun_term_cache_uninit(struct iptun_term_cache *cache)
     for (int i = 0; i < IPTUN_TERM_INNER_ENTRIES; i++) {
         term_flow_release(&cache->inner[i].flow);
     }
+    for (int i = 0; i < IPTUN_TERM_INNER6_ENTRIES; i++) {
+        term_flow_release(&cache->inner6[i].flow);
+    }
 }
 
 /* Releases the reference of one entry whose flow is dead, so that deleted
@@ -190,6 +193,8 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
 {
     struct iptun_term_outer_entry *e = &cache->outer[cache->outer_sweep_idx];
     struct iptun_term_inner_entry *ie = &cache->inner[cache->inner_sweep_idx];
+    struct iptun_term_inner6_entry *ie6
+        = &cache->inner6[cache->inner6_sweep_idx];
 
     if (e->flow && e->flow->dead) {
         term_flow_release(&e->flow);
@@ -197,10 +202,15 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     if (ie->flow && ie->flow->dead) {
         term_flow_release(&ie->flow);
     }
+    if (ie6->flow && ie6->flow->dead) {
+        term_flow_release(&ie6->flow);
+    }
     cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
                              & IPTUN_TERM_OUTER_MASK;
     cache->inner_sweep_idx = (cache->inner_sweep_idx + 1)
                              & IPTUN_TERM_INNER_MASK;
+    cache->inner6_sweep_idx = (cache->inner6_sweep_idx + 1)
+                              & IPTUN_TERM_INNER6_MASK;
 }
 
 /* Second pass: remembers that 'flow' is the flow of 'packet', which an
@@ -237,6 +247,38 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     COVERAGE_INC(iptun_term_inner_insert);
 }
 
+/* term_inner_insert() for the packets of the inner6 table. */
+static void
+term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
+                   struct dp_netdev_flow *flow)
+{
+    struct iptun_term_inner6_entry *e;
+    struct iptun_term_inner6_key key;
+    uint16_t tcp_flags;
+    bool inner6;
+
+    if (flow->dead
+        || iptun_term_inner6_parse(packet, &key, &tcp_flags, &inner6) < 0) {
+        return;
+    }
+    e = &cache->inner6[iptun_term_inner6_hash(&key)
+                       & IPTUN_TERM_INNER6_MASK];
+    if (e->flow == flow && iptun_term_inner6_key_equal(&e->key, &key)) {
+        return;
+    }
+    if (e->flow && !e->flow->dead
+        && ++cache->inner_replace % TERM_INNER_REPLACE) {
+        return;
+    }
+    if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
+        return;
+    }
+    term_flow_release(&e->flow);
+    e->key = key;
+    e->flow = flow;
+    COVERAGE_INC(iptun_term_inner_insert);
+}
+
 /* Remembers that 'flow', found by the normal lookup, is the flow of
  * 'packet', if the cache can handle both: a first-pass packet of an ipip or
  * fou tunnel, or a packet that an ipip or fou port has just popped. */
@@ -249,8 +291,12 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     struct iptun_term_outer_key key;
 
     if (flow_tnl_dst_is_set(&md->tunnel)) {
-        if (iptun_term_inner_candidate(cache, packet)) {
+        if (!iptun_term_inner_candidate(cache, packet)) {
+            /* Not a packet that an ipip or fou port popped. */
+        } else if (iptun_term_inner_is_4in4(packet)) {
             term_inner_insert(cache, packet, flow);
+        } else {
+            term_inner6_insert(cache, packet, flow);
         }
         return;
     }

@@ -34,12 +34,14 @@
  *     IPv6 packets without extension headers, whose lengths
  *     miniflow_extract() would accept, are cached.
  *
- *   - second pass: a packet that an ipip or fou port has just popped from
- *     an IPv4 underlay (its metadata is what the pop gave it) with an inner
- *     IPv4 TCP or UDP header maps, by everything miniflow_extract() would extract from it (tunnel
- *     metadata, input port, inner addresses, TOS, TTL, protocol, ports, TCP
- *     flags), to its flow.  A hit sets the packet hash as miniflow_extract()
- *     does.
+ *   - second pass: a packet that an ipip or fou port has just popped (its
+ *     metadata is what the pop gave it) with an inner IPv4 or IPv6 (no
+ *     extension headers) TCP or UDP header maps, by everything
+ *     miniflow_extract() would extract from it (tunnel metadata with its
+ *     IPv4 or IPv6 addresses, input port, inner addresses, TOS, TTL, IPv6
+ *     flow label, protocol, ports, TCP flags), to its flow: IPv4 in IPv4 in
+ *     one table, every other combination in another with larger keys.  A
+ *     hit sets the packet hash as miniflow_extract() does.
  *
  * The flows still decide: the cache holds a reference to the datapath flow
  * that the normal lookup found, uses it only while it is alive, and a hit
@@ -72,6 +74,9 @@ struct smap;
 #define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)         /* In key->w[0]. */
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
+#define IPTUN_TERM_INNER6_ENTRIES 4096  /* A power of 2. */
+#define IPTUN_TERM_INNER6_MASK (IPTUN_TERM_INNER6_ENTRIES - 1)
+#define IPTUN_TERM_INNER6_WORDS 13
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
 #define IPTUN_TERM_MAX_ODP_PORTS 65536
@@ -101,6 +106,21 @@ struct iptun_term_inner_entry {
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
 };
 
+/* Second pass of a packet that came over IPv6 or carries IPv6 inside (a
+ * table of its own, so that the IPv4-in-IPv4 one keeps its small entries):
+ * w[0..4] as in iptun_term_inner_key, except that w[2]'s low byte says
+ * whether the inner packet is IPv6 and, if so, w[3] holds its flow label;
+ * w[5..8] the tunnel's IPv6 addresses, w[9..12] the inner IPv6 addresses,
+ * zero where the family is IPv4. */
+struct iptun_term_inner6_key {
+    uint64_t w[IPTUN_TERM_INNER6_WORDS];
+};
+
+struct iptun_term_inner6_entry {
+    struct iptun_term_inner6_key key;
+    struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
+};
+
 /* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
  * ipip port exists, UDP to a fou port's destination port; and which
  * datapath ports are ipip or fou ports (for the second pass).  One set for
@@ -118,8 +138,10 @@ struct iptun_term_cache {
     const struct iptun_term_listeners *listeners;
     struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
     struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
+    struct iptun_term_inner6_entry inner6[IPTUN_TERM_INNER6_ENTRIES];
     uint32_t outer_sweep_idx;
     uint32_t inner_sweep_idx;
+    uint32_t inner6_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
 };
 
@@ -247,8 +269,8 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
                         struct iptun_term_outer_key *key)
 {
     const uint8_t *data = dp_packet_data(packet);
-    const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (data
-                                                              + ETH_HEADER_LEN);
+    const struct ovs_16aligned_ip6_hdr *ip6
+        = (const void *) (data + ETH_HEADER_LEN);
     uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
     uint32_t tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
     uint32_t len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
@@ -459,6 +481,166 @@ iptun_term_inner_key_equal(const struct iptun_term_inner_key *a,
              | (a->w[4] ^ b->w[4]));
 }
 
+/* True if 'packet', a second-pass candidate, belongs to the IPv4-in-IPv4
+ * table (iptun_term_inner_parse()); the others go to the inner6 one. */
+static inline bool
+iptun_term_inner_is_4in4(const struct dp_packet *packet)
+{
+    return packet->packet_type == htonl(PT_IPV4) && packet->md.tunnel.ip_dst;
+}
+
+/* The second pass as miniflow_extract() would see it, for a packet that
+ * came over IPv6 or carries IPv6 (iptun_term_inner_is_4in4() false): fills
+ * 'key', '*tcp_flags' and '*inner6' (whether the inner packet is IPv6) and
+ * returns the padding after the inner datagram, or -1 if the cache does not
+ * handle the packet: not IPv4 without options or IPv6 without extension
+ * headers, not TCP or UDP, a fragment, or a header that miniflow_extract()
+ * would not parse in full. */
+static inline int
+iptun_term_inner6_parse(const struct dp_packet *packet,
+                        struct iptun_term_inner6_key *key,
+                        uint16_t *tcp_flags, bool *inner6)
+{
+    const struct flow_tnl *tnl = &packet->md.tunnel;
+    const uint8_t *data = dp_packet_data(packet);
+    uint32_t size = dp_packet_size(packet);
+    uint32_t len, l3_len, l4_size;
+    uint8_t proto, tos, ttl;
+    uint32_t ports;
+
+    memset(key, 0, sizeof *key);
+    if (packet->packet_type == htonl(PT_IPV4)) {
+        const struct ip_header *ip = (const void *) data;
+
+        if (size < IP_HEADER_LEN
+            || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
+            || IP_IS_FRAGMENT(ip->ip_frag_off)) {
+            return -1;
+        }
+        len = ntohs(ip->ip_tot_len);
+        l3_len = IP_HEADER_LEN;
+        proto = ip->ip_proto;
+        tos = ip->ip_tos;
+        ttl = ip->ip_ttl;
+        memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);
+        *inner6 = false;
+    } else if (packet->packet_type == htonl(PT_IPV6)) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) data;
+        uint32_t tc_flow;
+
+        if (size < IPV6_HEADER_LEN) {
+            return -1;
+        }
+        tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
+        if (tc_flow >> 28 != 6) {
+            return -1;
+        }
+        len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
+        l3_len = IPV6_HEADER_LEN;
+        proto = ip6->ip6_nxt;
+        tos = tc_flow >> 20;
+        ttl = ip6->ip6_hlim;
+        key->w[3] = tc_flow & IPV6_LABEL_MASK;
+        memcpy(&key->w[9], &ip6->ip6_src, 4 * sizeof key->w[9]);
+        *inner6 = true;
+    } else {
+        return -1;
+    }
+    if (len > size || len < l3_len || size - len > UINT16_MAX) {
+        return -1;
+    }
+    l4_size = len - l3_len;
+    if (proto == IPPROTO_UDP) {
+        if (l4_size < UDP_HEADER_LEN) {
+            return -1;
+        }
+        *tcp_flags = 0;
+    } else if (proto == IPPROTO_TCP) {
+        const struct tcp_header *tcp = (const void *) (data + l3_len);
+        unsigned int tcp_len;
+
+        if (l4_size < TCP_HEADER_LEN) {
+            return -1;
+        }
+        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
+        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
+            return -1;
+        }
+        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
+    } else {
+        return -1;
+    }
+    memcpy(&ports, data + l3_len, sizeof ports);
+
+    key->w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
+                | ((uint32_t) tnl->flags << 16)
+                | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
+    key->w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
+    key->w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
+                | ((uint64_t) ntohs(tnl->tp_dst) << 32)
+                | ((uint32_t) tos << 24) | ((uint32_t) ttl << 16)
+                | ((uint32_t) proto << 8) | *inner6;
+    key->w[4] = ((uint64_t) ports << 32) | *tcp_flags;
+    memcpy(&key->w[5], &tnl->ipv6_src, 2 * sizeof key->w[5]);
+    memcpy(&key->w[7], &tnl->ipv6_dst, 2 * sizeof key->w[7]);
+    return size - len;
+}
+
+static inline uint32_t
+iptun_term_inner6_hash(const struct iptun_term_inner6_key *key)
+{
+    /* As iptun_term_inner_hash(): the inner ports rotated. */
+    uint64_t x = (key->w[4] << 21) | (key->w[4] >> 43);
+
+    for (int i = 0; i < IPTUN_TERM_INNER6_WORDS; i++) {
+        x ^= i == 4 ? 0 : key->w[i];
+    }
+    return iptun_term_mix(x);
+}
+
+static inline bool
+iptun_term_inner6_key_equal(const struct iptun_term_inner6_key *a,
+                            const struct iptun_term_inner6_key *b)
+{
+    uint64_t diff = 0;
+
+    for (int i = 0; i < IPTUN_TERM_INNER6_WORDS; i++) {
+        diff |= a->w[i] ^ b->w[i];
+    }
+    return !diff;
+}
+
+/* iptun_term_inner_lookup() for the packets of the inner6 table. */
+static inline struct dp_netdev_flow *
+iptun_term_inner6_lookup(struct iptun_term_cache *cache,
+                         struct dp_packet *packet, uint16_t *tcp_flags)
+{
+    struct iptun_term_inner6_entry *e;
+    struct iptun_term_inner6_key key;
+    bool inner6;
+    int l2_pad;
+
+    l2_pad = iptun_term_inner6_parse(packet, &key, tcp_flags, &inner6);
+    if (l2_pad < 0) {
+        return NULL;
+    }
+    e = &cache->inner6[iptun_term_inner6_hash(&key)
+                       & IPTUN_TERM_INNER6_MASK];
+    if (!e->flow || !iptun_term_inner6_key_equal(&e->key, &key)
+        || OVS_UNLIKELY(e->flow->dead)) {
+        return NULL;
+    }
+
+    if (inner6) {
+        iptun_term_set_offsets(packet, 0, IPV6_HEADER_LEN, l2_pad);
+        dp_packet_update_rss_hash_ipv6_tcp_udp(packet);
+    } else {
+        iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
+        dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
+    }
+    return e->flow;
+}
+
 /* Returns the second-pass flow for 'packet' (see iptun_term_inner_parse())
  * and leaves the packet as miniflow_extract() would: layer offsets and the
  * packet hash.  Returns NULL, packet untouched, on a miss. */
@@ -538,7 +720,9 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
                         odp_port_t in_port, uint16_t *tcp_flags)
 {
     if (md_is_valid) {
-        return iptun_term_inner_lookup(cache, packet, tcp_flags);
+        return (OVS_LIKELY(iptun_term_inner_is_4in4(packet))
+                ? iptun_term_inner_lookup(cache, packet, tcp_flags)
+                : iptun_term_inner6_lookup(cache, packet, tcp_flags));
     }
     *tcp_flags = 0;
     return iptun_term_outer_lookup(cache, packet, in_port);
