@@ -74,7 +74,7 @@ struct smap;
 #define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)         /* In key->w[0]. */
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
-#define IPTUN_TERM_INNER6_ENTRIES 4096  /* A power of 2. */
+#define IPTUN_TERM_INNER6_ENTRIES 8192  /* A power of 2. */
 #define IPTUN_TERM_INNER6_MASK (IPTUN_TERM_INNER6_ENTRIES - 1)
 #define IPTUN_TERM_INNER6_WORDS 13
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
