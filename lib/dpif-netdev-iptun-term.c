@@ -213,6 +213,28 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
                               & IPTUN_TERM_INNER6_MASK;
 }
 
+/* Second pass: lets the inner entry whose flow is '*slot' take 'flow' (with
+ * a reference) and returns true, or returns false if it keeps its own.  With
+ * more inner flows than entries, replacing a live entry at every miss would
+ * only churn (and take and drop flow references): one in TERM_INNER_REPLACE
+ * times, so that a stable part of the flows stays cached. */
+static bool
+term_inner_take(struct iptun_term_cache *cache, struct dp_netdev_flow **slot,
+                struct dp_netdev_flow *flow)
+{
+    if (*slot && !(*slot)->dead
+        && ++cache->inner_replace % TERM_INNER_REPLACE) {
+        return false;
+    }
+    if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
+        return false;
+    }
+    term_flow_release(slot);
+    *slot = flow;
+    COVERAGE_INC(iptun_term_inner_insert);
+    return true;
+}
+
 /* Second pass: remembers that 'flow' is the flow of 'packet', which an
  * ipip or fou port popped. */
 static void
@@ -230,21 +252,9 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     if (e->flow == flow && iptun_term_inner_key_equal(&e->key, &key)) {
         return;
     }
-    /* With more inner flows than entries, replacing a live entry at every
-     * miss would only churn (and take and drop flow references): replace
-     * one in TERM_INNER_REPLACE times, so that a stable part of the flows
-     * stays cached. */
-    if (e->flow && !e->flow->dead
-        && ++cache->inner_replace % TERM_INNER_REPLACE) {
-        return;
+    if (term_inner_take(cache, &e->flow, flow)) {
+        e->key = key;
     }
-    if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
-        return;
-    }
-    term_flow_release(&e->flow);
-    e->key = key;
-    e->flow = flow;
-    COVERAGE_INC(iptun_term_inner_insert);
 }
 
 /* term_inner_insert() for the packets of the inner6 table. */
@@ -266,17 +276,9 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     if (e->flow == flow && iptun_term_inner6_key_equal(&e->key, &key)) {
         return;
     }
-    if (e->flow && !e->flow->dead
-        && ++cache->inner_replace % TERM_INNER_REPLACE) {
-        return;
+    if (term_inner_take(cache, &e->flow, flow)) {
+        e->key = key;
     }
-    if (!ovs_refcount_try_ref_rcu(&flow->ref_cnt)) {
-        return;
-    }
-    term_flow_release(&e->flow);
-    e->key = key;
-    e->flow = flow;
-    COVERAGE_INC(iptun_term_inner_insert);
 }
 
 /* Remembers that 'flow', found by the normal lookup, is the flow of

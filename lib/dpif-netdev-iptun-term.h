@@ -396,6 +396,60 @@ iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs,
     packet->l4_ofs = l3_ofs + l3_len;
 }
 
+/* The TCP or UDP header ('l4_size' bytes at 'l4') of an inner packet of IP
+ * protocol 'proto', as miniflow_extract() would parse it: stores its ports
+ * (as on the wire) in '*ports' and its TCP flags (0 for UDP) in
+ * '*tcp_flags', or returns false for another protocol or a header that
+ * miniflow_extract() would not parse in full. */
+static inline bool
+iptun_term_parse_l4(const void *l4, uint32_t l4_size, uint8_t proto,
+                    uint32_t *ports, uint16_t *tcp_flags)
+{
+    if (proto == IPPROTO_UDP) {
+        if (l4_size < UDP_HEADER_LEN) {
+            return false;
+        }
+        *tcp_flags = 0;
+    } else if (proto == IPPROTO_TCP) {
+        const struct tcp_header *tcp = l4;
+        unsigned int tcp_len;
+
+        if (l4_size < TCP_HEADER_LEN) {
+            return false;
+        }
+        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
+        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
+            return false;
+        }
+        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
+    } else {
+        return false;
+    }
+    memcpy(ports, l4, sizeof *ports);
+    return true;
+}
+
+/* Fills the words of a second-pass key that both tables share (w[0], w[1],
+ * w[2] but its low byte, w[4]: see iptun_term_inner_key) from the tunnel
+ * metadata and input port of 'packet' and the inner header fields given. */
+static inline void
+iptun_term_inner_key_fill(uint64_t *w, const struct dp_packet *packet,
+                          uint8_t tos, uint8_t ttl, uint8_t proto,
+                          uint32_t ports, uint16_t tcp_flags)
+{
+    const struct flow_tnl *tnl = &packet->md.tunnel;
+
+    w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
+           | ((uint32_t) tnl->flags << 16)
+           | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
+    w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
+    w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
+           | ((uint64_t) ntohs(tnl->tp_dst) << 32)
+           | ((uint32_t) tos << 24) | ((uint32_t) ttl << 16)
+           | ((uint32_t) proto << 8);
+    w[4] = ((uint64_t) ports << 32) | tcp_flags;
+}
+
 /* The second pass as miniflow_extract() would see it: 'packet' is the
  * inner IPv4 packet (packet type IPv4) that an ipip or fou pop left, with
  * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
@@ -426,38 +480,14 @@ iptun_term_inner_parse(const struct dp_packet *packet,
         return -1;
     }
     l4_size = tot_len - IP_HEADER_LEN;
-    if (ip->ip_proto == IPPROTO_UDP) {
-        if (l4_size < UDP_HEADER_LEN) {
-            return -1;
-        }
-        *tcp_flags = 0;
-    } else if (ip->ip_proto == IPPROTO_TCP) {
-        const struct tcp_header *tcp = (const struct tcp_header *) (ip + 1);
-        unsigned int tcp_len;
-
-        if (l4_size < TCP_HEADER_LEN) {
-            return -1;
-        }
-        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
-        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
-            return -1;
-        }
-        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
-    } else {
+    if (!iptun_term_parse_l4(ip + 1, l4_size, ip->ip_proto, &ports,
+                             tcp_flags)) {
         return -1;
     }
-    memcpy(&ports, ip + 1, sizeof ports);
 
-    key->w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
-                | ((uint32_t) tnl->flags << 16)
-                | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
-    key->w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
-    key->w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
-                | ((uint64_t) ntohs(tnl->tp_dst) << 32)
-                | ((uint32_t) ip->ip_tos << 24) | ((uint32_t) ip->ip_ttl << 16)
-                | ((uint32_t) ip->ip_proto << 8);
+    iptun_term_inner_key_fill(key->w, packet, ip->ip_tos, ip->ip_ttl,
+                              ip->ip_proto, ports, *tcp_flags);
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);
-    key->w[4] = ((uint64_t) ports << 32) | *tcp_flags;
     return size - tot_len;
 }
 
@@ -550,37 +580,14 @@ iptun_term_inner6_parse(const struct dp_packet *packet,
         return -1;
     }
     l4_size = len - l3_len;
-    if (proto == IPPROTO_UDP) {
-        if (l4_size < UDP_HEADER_LEN) {
-            return -1;
-        }
-        *tcp_flags = 0;
-    } else if (proto == IPPROTO_TCP) {
-        const struct tcp_header *tcp = (const void *) (data + l3_len);
-        unsigned int tcp_len;
-
-        if (l4_size < TCP_HEADER_LEN) {
-            return -1;
-        }
-        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
-        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
-            return -1;
-        }
-        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
-    } else {
+    if (!iptun_term_parse_l4(data + l3_len, l4_size, proto, &ports,
+                             tcp_flags)) {
         return -1;
     }
-    memcpy(&ports, data + l3_len, sizeof ports);
 
-    key->w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
-                | ((uint32_t) tnl->flags << 16)
-                | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
-    key->w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
-    key->w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
-                | ((uint64_t) ntohs(tnl->tp_dst) << 32)
-                | ((uint32_t) tos << 24) | ((uint32_t) ttl << 16)
-                | ((uint32_t) proto << 8) | *inner6;
-    key->w[4] = ((uint64_t) ports << 32) | *tcp_flags;
+    iptun_term_inner_key_fill(key->w, packet, tos, ttl, proto, ports,
+                              *tcp_flags);
+    key->w[2] |= *inner6;
     memcpy(&key->w[5], &tnl->ipv6_src, 2 * sizeof key->w[5]);
     memcpy(&key->w[7], &tnl->ipv6_dst, 2 * sizeof key->w[7]);
     return size - len;
