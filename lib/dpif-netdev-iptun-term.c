@@ -293,12 +293,12 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     struct iptun_term_outer_key key;
 
     if (flow_tnl_dst_is_set(&md->tunnel)) {
-        if (!iptun_term_inner_candidate(cache, packet)) {
-            /* Not a packet that an ipip or fou port popped. */
-        } else if (iptun_term_inner_is_4in4(packet)) {
-            term_inner_insert(cache, packet, flow);
-        } else {
-            term_inner6_insert(cache, packet, flow);
+        if (iptun_term_inner_candidate(cache, packet)) {
+            if (iptun_term_inner_is_4in4(packet)) {
+                term_inner_insert(cache, packet, flow);
+            } else {
+                term_inner6_insert(cache, packet, flow);
+            }
         }
         return;
     }

@@ -223,6 +223,19 @@ iptun_term_inner_candidate(const struct iptun_term_cache *cache,
     return bits & (UINT64_C(1) << (port % 64));
 }
 
+/* Fills the words of a first-pass key that both families share: w[1] and
+ * w[2] (the Ethernet addresses of the frame at 'data' and the UDP 'ports'). */
+static inline void
+iptun_term_outer_key_fill_l2(struct iptun_term_outer_key *key,
+                             const uint8_t *data, uint32_t ports)
+{
+    uint32_t macs_tail;
+
+    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
+    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
+    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
+}
+
 /* The outer IPv4 headers as miniflow_extract() would see them: see
  * iptun_term_outer_parse(). */
 static inline int
@@ -234,7 +247,6 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
     uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
     uint16_t tot_len = ntohs(ip->ip_tot_len);
     uint32_t ports = 0;
-    uint32_t macs_tail;
 
     /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
      * protocol. */
@@ -255,9 +267,7 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
     key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32)
                 | ((uint32_t) ip->ip_proto << 16)
                 | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
-    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
+    iptun_term_outer_key_fill_l2(key, data, ports);
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);   /* src, dst */
     return l3_size - tot_len;
 }
@@ -275,7 +285,6 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
     uint32_t tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
     uint32_t len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
     uint32_t ports = 0;
-    uint32_t macs_tail;
 
     /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
      * next header, which is not an extension header. */
@@ -293,9 +302,7 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
     key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | IPTUN_TERM_OUTER_IPV6
                 | ((uint32_t) ip6->ip6_nxt << 16)
                 | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim;
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
-    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
+    iptun_term_outer_key_fill_l2(key, data, ports);
     key->w[3] = tc_flow & IPV6_LABEL_MASK;
     memcpy(&key->w[4], &ip6->ip6_src, 4 * sizeof key->w[4]);  /* src, dst */
     return l3_size - len;
@@ -455,22 +462,20 @@ iptun_term_inner_key_fill(uint64_t *w, const struct dp_packet *packet,
  * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
  * TOS, TTL, flags and (fou) UDP ports.  Fills 'key' and '*tcp_flags' and
  * returns the padding after the IPv4 datagram, or -1 if the cache does not
- * handle the packet: an IPv6 underlay, not TCP or UDP, options, a fragment,
- * or a header that miniflow_extract() would not parse in full. */
+ * handle the packet: not TCP or UDP, options, a fragment, or a header that
+ * miniflow_extract() would not parse in full.  Only for packets for which
+ * iptun_term_inner_is_4in4() is true (the key holds IPv4 tunnel addresses);
+ * the others take iptun_term_inner6_parse(). */
 static inline int
 iptun_term_inner_parse(const struct dp_packet *packet,
                        struct iptun_term_inner_key *key, uint16_t *tcp_flags)
 {
-    const struct flow_tnl *tnl = &packet->md.tunnel;
     const struct ip_header *ip = dp_packet_data(packet);
     uint32_t size = dp_packet_size(packet);
     uint16_t tot_len, l4_size;
     uint32_t ports;
 
-    /* The key holds IPv4 tunnel addresses: a packet that came over IPv6
-     * (no IPv4 destination) takes the normal path. */
-    if (packet->packet_type != htonl(PT_IPV4) || !tnl->ip_dst
-        || size < IP_HEADER_LEN
+    if (size < IP_HEADER_LEN
         || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
         || IP_IS_FRAGMENT(ip->ip_frag_off)) {
         return -1;
@@ -512,7 +517,9 @@ iptun_term_inner_key_equal(const struct iptun_term_inner_key *a,
 }
 
 /* True if 'packet', a second-pass candidate, belongs to the IPv4-in-IPv4
- * table (iptun_term_inner_parse()); the others go to the inner6 one. */
+ * table (iptun_term_inner_parse()): an inner IPv4 packet that came over IPv4
+ * (the table's key holds IPv4 tunnel addresses; a packet that came over
+ * IPv6 has no IPv4 destination).  The others go to the inner6 table. */
 static inline bool
 iptun_term_inner_is_4in4(const struct dp_packet *packet)
 {
