@@ -3,6 +3,8 @@
 lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term.c \
 	lib/dpif-netdev-iptun-term.h \
+	lib/iptun-reass.c \
+	lib/iptun-reass.h \
 	lib/netdev-iptun-config.c \
 	lib/netdev-native-iptun.c \
 	lib/netdev-native-iptun.h

@@ -26,6 +26,7 @@
 
 #include "coverage.h"
 #include "csum.h"
+#include "iptun-reass.h"
 #include "dp-packet.h"
 #include "netdev.h"
 #include "netdev-native-tnl.h"
@@ -175,10 +176,10 @@ iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
  * destination options headers (among them RFC 2473's tunnel encapsulation
  * limit, which Linux's ip6tnl sends by default) and routing headers with no
  * segments left (RFC 8200 4.4, as Linux), and stores the protocol that
- * follows them (4 or 41 for ipip, 17 for fou) in '*proto'.  Any other
- * extension header (a routing header with segments left, fragment, AH,
- * ESP) ends in a drop, as a tunnel endpoint without them configured would
- * drop it. */
+ * follows them (4 or 41 for ipip, 17 for fou, or 44, a fragment header)
+ * in '*proto'.  Any other extension header (a routing header with segments
+ * left, AH, ESP) ends in a drop, as a tunnel endpoint without them
+ * configured would drop it. */
 static void *
 iptun_pop_outer6(struct dp_packet *packet, const char *type,
                  unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
@@ -227,8 +228,16 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
         nxt = ext[0];
         ext_len += this_len;
     }
-    if (fou ? nxt != IPPROTO_UDP
-            : nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6) {
+    if (nxt == IPPROTO_FRAGMENT
+        && IPV6_HEADER_LEN + ext_len + sizeof(struct ovs_16aligned_ip6_frag)
+           > len) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
+                     "IPv6 fragment header", type);
+        return NULL;
+    }
+    if (fou ? nxt != IPPROTO_UDP && nxt != IPPROTO_FRAGMENT
+            : nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6
+              && nxt != IPPROTO_FRAGMENT) {
         VLOG_WARN_RL(&err_rl, "%s: dropping IPv6 packet whose next header "
                      "after the options is %"PRIu8", not %s", type, nxt,
                      fou ? "17" : "4 or 41");
@@ -254,13 +263,15 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
  * header is not a good IPv4 header (bad checksum, truncated) or a good
  * IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
  * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
- * drop such packets in the userspace datapath.  (Fragments never get here:
- * tnl-ports terminates only unfragmented packets.) */
+ * drop such packets in the userspace datapath.  An outer fragment (for
+ * ipip, whose fragments tnl-ports hands over too) returns with '*proto'
+ * IPPROTO_FRAGMENT: the IPv4 payload or the IPv6 fragment header. */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
+    void *l4;
 
     iptun_metadata_init(&packet->md);
 
@@ -268,7 +279,8 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
      * length that fits the frame.  Anything else takes the general checks
      * below (iptun_pop_outer4_slow()), which log why they drop. */
     if (OVS_LIKELY(outer && packet->l4_ofs != UINT16_MAX
-                   && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION))) {
+                   && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
+                   && !IP_IS_FRAGMENT(outer->ip_frag_off))) {
         uint32_t l3_size = dp_packet_l3_size(packet);
         uint16_t tot_len = ntohs(outer->ip_tot_len);
 
@@ -304,8 +316,10 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
         return NULL;
     }
 
-    *proto = outer->ip_proto;
-    return iptun_pop_outer4_slow(packet, type, hlen, l4_len);
+    l4 = iptun_pop_outer4_slow(packet, type, hlen, l4_len);
+    *proto = l4 && IP_IS_FRAGMENT(outer->ip_frag_off)
+             ? IPPROTO_FRAGMENT : outer->ip_proto;
+    return l4;
 }
 
 /* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
@@ -444,15 +458,35 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
  * addresses, TOS and TTL in its tunnel metadata and marks it as an IPv4
  * (protocol 4) or IPv6 (protocol 41) packet.  Frees 'packet' and returns
  * NULL if the outer header is not a good IPv4 header or if what follows it
- * is not a consistent packet of the protocol's IP version. */
+ * is not a consistent packet of the protocol's IP version.  An outer
+ * fragment goes to iptun_reass_add(): NULL until its datagram is complete,
+ * then the datagram's inner packet. */
 struct dp_packet *
 netdev_ipip_pop_header(struct dp_packet *packet)
 {
     unsigned int hlen, len;
     uint8_t proto;
+    void *l4;
     bool ok;
 
-    if (!iptun_pop_outer(packet, "ipip", &hlen, &len, &proto)) {
+    l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto);
+    if (OVS_UNLIKELY(l4 && proto == IPPROTO_FRAGMENT)) {
+        /* Kept until its datagram is complete, which then takes the path of
+         * an unfragmented packet (and is no fragment: the reassembly cleared
+         * the IPv4 fragment fields, removed the IPv6 fragment header). */
+        packet = iptun_reass_add(packet, (char *) l4
+                                         - (char *) dp_packet_l3(packet));
+        if (!packet) {
+            return NULL;
+        }
+        l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto);
+        if (l4 && proto == IPPROTO_FRAGMENT) {
+            VLOG_WARN_RL(&err_rl, "ipip: dropping packet with two outer "
+                         "IPv6 fragment headers");
+            l4 = NULL;
+        }
+    }
+    if (!l4) {
         COVERAGE_INC(ipip_pop_bad_outer);
         goto drop;
     }
@@ -557,6 +591,11 @@ netdev_fou_pop_header(struct dp_packet *packet)
     uint8_t proto;
 
     udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto);
+    if (udp && proto == IPPROTO_FRAGMENT) {
+        /* tnl-ports hands fou no fragments: a later one has no UDP port. */
+        VLOG_WARN_RL(&err_rl, "fou: dropping an outer fragment");
+        udp = NULL;
+    }
     if (!udp) {
         COVERAGE_INC(fou_pop_bad_outer);
         goto drop;

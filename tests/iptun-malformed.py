@@ -37,6 +37,13 @@ netdev-dummy/receive").
   ipip-frag-first        protocol 4, first fragment (MF), never completed
   ipip-frag-middle       protocol 4, middle fragment (MF, offset 64)
   ipip-frag-last         protocol 4, last fragment (offset 64)
+  ipip-frag-head, ipip-frag-tail  good-ipip's datagram in two fragments
+                         (bytes 0-47 with MF, 48-83), ID 12: together they
+                         are one packet, in either order
+  ipip-frag-overlap      bytes 24-55 of that datagram (MF, ID 12): overlaps
+                         ipip-frag-head in part, so both are dropped
+  ipip-frag-too-long     protocol 4, last fragment at offset 65528 with 16
+                         bytes: the datagram would exceed 65,535 bytes
   ipip-inner-truncated   protocol 4, 8 bytes of inner header
   ipip-inner-empty       protocol 4, nothing after the outer header
   ipip-inner-v6          protocol 4, inner version 6
@@ -57,6 +64,8 @@ netdev-dummy/receive").
   sit-inner-v4           protocol 41, inner version 4
   sit-inner-truncated    protocol 41, 20 bytes of inner IPv6 header
   sit-inner-plen         protocol 41, inner payload length > what is carried
+  sit-frag-head, sit-frag-tail  good-sit's datagram in two fragments
+                         (bytes 0-55 with MF, 56-103), ID 14
   good-ipip, good-fou    well-formed echo requests (for comparison)
   good-sit               an ICMPv6 echo request fd00::2 > fd00::1 in protocol
                          41 (IPv6 in IPv4, Linux's sit)
@@ -77,6 +86,14 @@ Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
                          header 4 (well-formed: RFC 8200 says skip it)
   ipip6-routing-left     a routing header with segments left 1
   ipip6-frag-first       next header 4 in a first fragment, never completed
+  ipip6-frag-head, ipip6-frag-tail  good-ipip6's datagram as Linux's
+                         ip6tnl fragments it: a fragment header (ID 21),
+                         then the encapsulation limit option and the inner
+                         packet, bytes 0-47 with M, 48-91
+  ipip6-frag-atomic      next header 4 in an atomic fragment (offset 0, no
+                         M, ID 22): well-formed (RFC 6946)
+  ipip6-frag-odd         a first fragment (M, ID 23) of 44 bytes, not a
+                         multiple of 8
   ipip6-inner-v6         next header 4, inner version 6
   ipip6-inner-truncated  next header 4, 8 bytes of inner header
   ip6ip6-inner-v4        next header 41, inner version 4
@@ -156,6 +173,20 @@ def build6(case, eth, src6, dst6, port):
     if case == "ipip6-frag-first":
         return eth / ip6(44) / IPv6ExtHdrFragment(nh=4, m=1, id=11) \
             / Raw(good[:64])
+    if case in ("ipip6-frag-head", "ipip6-frag-tail"):
+        hdr = encap_limit()
+        hdr.nh = 4
+        part = bytes(hdr / Raw(good))
+        if case == "ipip6-frag-head":
+            return eth / ip6(44) / IPv6ExtHdrFragment(nh=60, m=1, id=21) \
+                / Raw(part[:48])
+        return eth / ip6(44) / IPv6ExtHdrFragment(nh=60, offset=6, id=21) \
+            / Raw(part[48:])
+    if case == "ipip6-frag-atomic":
+        return eth / ip6(44) / IPv6ExtHdrFragment(nh=4, id=22) / Raw(good)
+    if case == "ipip6-frag-odd":
+        return eth / ip6(44) / IPv6ExtHdrFragment(nh=4, m=1, id=23) \
+            / Raw(good[:44])
     if case == "ipip6-inner-v6":
         return eth / ip6(4) / Raw(b"\x60" + good[1:])
     if case == "ipip6-inner-truncated":
@@ -208,6 +239,13 @@ def build(case, eth, src, dst, port):
         bad = bytearray(bytes(inner6()))
         bad[4:6] = (len(bad) - 40 + 100).to_bytes(2, "big")
         return eth / IP(src=src, dst=dst, proto=41) / Raw(bytes(bad))
+    if case in ("sit-frag-head", "sit-frag-tail"):
+        good6 = bytes(inner6())
+        if case == "sit-frag-head":
+            return eth / IP(src=src, dst=dst, proto=41, id=14, flags="MF") \
+                / Raw(good6[:56])
+        return eth / IP(src=src, dst=dst, proto=41, id=14, frag=7) \
+            / Raw(good6[56:])
     if case == "good-fou":
         return eth / outer / UDP(sport=40000, dport=port) / Raw(good)
     if case == "good-vxlan":
@@ -250,6 +288,14 @@ def build(case, eth, src, dst, port):
         return eth / ipip(id=8, flags="MF", frag=8) / Raw(good[:16])
     if case == "ipip-frag-last":
         return eth / ipip(id=9, frag=8) / Raw(good[64:])
+    if case == "ipip-frag-head":
+        return eth / ipip(id=12, flags="MF") / Raw(good[:48])
+    if case == "ipip-frag-tail":
+        return eth / ipip(id=12, frag=6) / Raw(good[48:])
+    if case == "ipip-frag-overlap":
+        return eth / ipip(id=12, flags="MF", frag=3) / Raw(good[24:56])
+    if case == "ipip-frag-too-long":
+        return eth / ipip(id=13, frag=8191) / Raw(good[:16])
     if case == "ipip-inner-truncated":
         return eth / ipip() / Raw(good[:8])
     if case == "ipip-inner-empty":

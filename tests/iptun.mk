@@ -7,6 +7,7 @@ TESTSUITE_AT += \
 	tests/iptun-fou.at \
 	tests/iptun-term.at \
 	tests/iptun-malformed.at \
+	tests/iptun-reass.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
