@@ -54,8 +54,9 @@ COVERAGE_DEFINE(iptun_reass_bad);      /* Datagrams or fragments discarded:
                                         * lengths that do not add up. */
 COVERAGE_DEFINE(iptun_reass_dup);      /* Duplicate fragments dropped. */
 COVERAGE_DEFINE(iptun_reass_full);     /* Fragments dropped: memory limit. */
-COVERAGE_DEFINE(iptun_reass_unclaimed); /* IPv6 later fragments of no ipip
-                                         * datagram, left to the host. */
+COVERAGE_DEFINE(iptun_reass_unclaimed); /* Copies of later fragments that
+                                         * are of no datagram of the port
+                                         * (the host got them too). */
 
 /* As Linux's net.ipv4.ipfrag_time and net.ipv6.ip6frag_time. */
 #define REASS_TIMEOUT4_MS (30 * 1000)
@@ -91,6 +92,8 @@ struct reass_dgram {
     uint32_t total;             /* Payload length, once the last came. */
     uint32_t have;              /* Payload bytes held. */
     size_t mem;                 /* Memory held. */
+    ovs_be16 owner;             /* fou's: its UDP destination port, from the
+                                 * first fragment.  ipip's: 0. */
 };
 
 static struct ovs_mutex mutex = OVS_MUTEX_INITIALIZER;
@@ -102,27 +105,121 @@ static struct ovs_list ages[2] OVS_GUARDED_BY(mutex) = {
 static size_t mem_used OVS_GUARDED_BY(mutex);
 static size_t max_bytes OVS_GUARDED_BY(mutex) = REASS_DEFAULT_MAX_BYTES;
 
-void
-iptun_reass_xlate_later_frag6(struct ofpbuf *odp_actions,
-                              const struct flow *flow,
-                              struct flow_wildcards *wc)
-{
-    if (flow->dl_type == htons(ETH_TYPE_IPV6)
-        && flow->nw_frag & FLOW_NW_FRAG_LATER) {
-        struct flow f = *flow;
-        odp_port_t port;
+/* The fou datapath ports and their UDP ports (tnl-ports). */
+struct reass_fou_port {
+    odp_port_t odp_port;
+    ovs_be16 tp_port;
+};
+static struct ovs_mutex ports_mutex = OVS_MUTEX_INITIALIZER;
+static struct reass_fou_port *fou_ports OVS_GUARDED_BY(ports_mutex);
+static size_t n_fou_ports OVS_GUARDED_BY(ports_mutex);
 
+void
+iptun_reass_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
+                     bool add)
+{
+    if (strcmp(type, "fou")) {
+        return;
+    }
+    ovs_mutex_lock(&ports_mutex);
+    if (add) {
+        fou_ports = xrealloc(fou_ports, (n_fou_ports + 1) * sizeof *fou_ports);
+        fou_ports[n_fou_ports++] = (struct reass_fou_port) { odp_port,
+                                                             tp_port };
+    } else {
+        for (size_t i = 0; i < n_fou_ports; i++) {
+            if (fou_ports[i].odp_port == odp_port
+                && fou_ports[i].tp_port == tp_port) {
+                fou_ports[i] = fou_ports[--n_fou_ports];
+                break;
+            }
+        }
+    }
+    ovs_mutex_unlock(&ports_mutex);
+}
+
+bool
+iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port)
+{
+    bool found = false;
+
+    ovs_mutex_lock(&ports_mutex);
+    for (size_t i = 0; i < n_fou_ports && !found; i++) {
+        found = (fou_ports[i].odp_port == odp_port
+                 && fou_ports[i].tp_port == tp_port);
+    }
+    ovs_mutex_unlock(&ports_mutex);
+    return found;
+}
+
+/* Adds clone(['set'] tnl_pop('port')) to 'odp_actions'. */
+static void
+reass_put_clone_pop(struct ofpbuf *odp_actions, const struct flow_tnl *set,
+                    odp_port_t port)
+{
+    size_t ofs = nl_msg_start_nested(odp_actions, OVS_ACTION_ATTR_CLONE);
+
+    if (set) {
+        odp_put_tunnel_action(set, odp_actions, "fou");
+    }
+    nl_msg_put_odp_port(odp_actions, OVS_ACTION_ATTR_TUNNEL_POP, port);
+    nl_msg_end_nested(odp_actions, ofs);
+}
+
+void
+iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
+                             const struct flow *flow,
+                             struct flow_wildcards *wc)
+{
+    bool ipv6 = flow->dl_type == htons(ETH_TYPE_IPV6);
+    struct reass_fou_port *ports;
+    struct flow f = *flow;
+    odp_port_t port;
+    size_t n;
+
+    if (!(flow->nw_frag & FLOW_NW_FRAG_LATER)
+        || (!ipv6 && (flow->dl_type != htons(ETH_TYPE_IP)
+                      || flow->nw_proto != IPPROTO_UDP))) {
+        return;
+    }
+    if (wc) {
+        wc->masks.nw_proto = 0xff;
+        wc->masks.nw_frag |= FLOW_NW_FRAG_MASK;
+    }
+
+    if (ipv6) {
         f.nw_proto = IPPROTO_IPIP;
         port = tnl_port_map_lookup(&f, wc);
         if (port != ODPP_NONE) {
-            size_t ofs = nl_msg_start_nested(odp_actions,
-                                             OVS_ACTION_ATTR_CLONE);
-
-            nl_msg_put_odp_port(odp_actions, OVS_ACTION_ATTR_TUNNEL_POP,
-                                port);
-            nl_msg_end_nested(odp_actions, ofs);
+            reass_put_clone_pop(odp_actions, NULL, port);
         }
     }
+
+    /* A fou port's rule in tnl-ports matches its UDP port in unfragmented
+     * packets and first fragments. */
+    ovs_mutex_lock(&ports_mutex);
+    n = n_fou_ports;
+    ports = xmemdup(fou_ports, n * sizeof *ports);
+    ovs_mutex_unlock(&ports_mutex);
+    for (size_t i = 0; i < n; i++) {
+        f.nw_proto = IPPROTO_UDP;
+        f.nw_frag = 0;
+        f.tp_dst = ports[i].tp_port;
+        if (tnl_port_map_lookup(&f, wc) == ports[i].odp_port) {
+            struct flow_tnl set;
+
+            /* Tells the pop which UDP port the copy is for. */
+            memset(&set, 0, sizeof set);
+            if (ipv6) {
+                set.ipv6_dst = flow->ipv6_dst;
+            } else {
+                set.ip_dst = flow->nw_dst;
+            }
+            set.tp_dst = ports[i].tp_port;
+            reass_put_clone_pop(odp_actions, &set, ports[i].odp_port);
+        }
+    }
+    free(ports);
 }
 
 void
@@ -141,7 +238,8 @@ reass_log(const struct reass_dgram *d, const char *why)
     if (!VLOG_DROP_WARN(&rl)) {
         struct ds s = DS_EMPTY_INITIALIZER;
 
-        ds_put_cstr(&s, "ipip: dropping the fragments of the datagram ");
+        ds_put_format(&s, "%s: dropping the fragments of the datagram ",
+                      d->owner ? "fou" : "ipip");
         ipv6_format_mapped(&d->key.src, &s);
         ds_put_cstr(&s, " > ");
         ipv6_format_mapped(&d->key.dst, &s);
@@ -292,7 +390,8 @@ reass_build(struct reass_dgram *d, const struct dp_packet *last)
 }
 
 struct dp_packet *
-iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
+iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
+                ovs_be16 claim)
 {
     const uint8_t *l3 = dp_packet_l3(frag);
     uint32_t l3_size = dp_packet_l3_size(frag);
@@ -304,6 +403,8 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
     struct reass_frag *f;
     struct ovs_list *prev;
     const char *why;
+    ovs_be16 owner = claim;
+    uint8_t next;
     bool more;
     size_t mem;
     int error;
@@ -317,7 +418,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
         in6_addr_set_mapped_ipv4(&key.src, get_16aligned_be32(&ip->ip_src));
         in6_addr_set_mapped_ipv4(&key.dst, get_16aligned_be32(&ip->ip_dst));
         key.id = ntohs(ip->ip_id);
-        key.proto = ip->ip_proto;
+        key.proto = next = ip->ip_proto;
         start = (off & IP_FRAG_OFF_MASK) * 8;
         more = off & IP_MORE_FRAGMENTS;
         len = l3_size - hdr_len;
@@ -340,8 +441,18 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
         start = ntohs(fh->ip6f_offlg & IP6F_OFF_MASK);
         more = !!(fh->ip6f_offlg & IP6F_MORE_FRAG);
         len = l3_size - frag_ofs - 8;
+        next = fh->ip6f_nxt;
     }
     data_ofs += key.ipv6 ? frag_ofs + 8 : hdr_len;
+    if (!start) {
+        /* A first fragment says whose datagram it is: a fou one names its
+         * UDP port. */
+        const struct udp_header *udp = (const void *)
+            ((const uint8_t *) dp_packet_data(frag) + data_ofs);
+
+        owner = next == IPPROTO_UDP && len >= UDP_HEADER_LEN
+                ? udp->udp_dst : 0;
+    }
     end = start + len;
     hash = hash_bytes(&key, sizeof key, 0);
     mem = dp_packet_get_allocated(frag) + sizeof *f;
@@ -351,10 +462,11 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
     COVERAGE_INC(iptun_reass_frag);
 
     d = reass_find(&key, hash);
-    if (!d && key.ipv6 && start) {
+    if (d ? d->owner != owner
+          : start && (key.ipv6 || key.proto == IPPROTO_UDP)) {
         /* A copy of a later fragment that the host gets too (see
-         * iptun_reass_xlate_later_frag6()): not ours unless its first
-         * fragment came through the ipip pop before. */
+         * iptun_reass_xlate_later_frag()): not ours unless its datagram's
+         * first fragment came through this port's pop before. */
         COVERAGE_INC(iptun_reass_unclaimed);
         dp_packet_delete(frag);
         goto out;
@@ -362,6 +474,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
     if (!d) {
         d = xzalloc(sizeof *d);
         d->key = key;
+        d->owner = owner;
         d->total = UINT32_MAX;
         d->expires = time_msec() + (key.ipv6 ? REASS_TIMEOUT6_MS
                                              : REASS_TIMEOUT4_MS);
@@ -409,10 +522,10 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs)
     }
     if (mem_used + mem > max_bytes) {
         COVERAGE_INC(iptun_reass_full);
-        VLOG_WARN_RL(&rl, "ipip: dropping a fragment: fragments waiting for "
+        VLOG_WARN_RL(&rl, "%s: dropping a fragment: fragments waiting for "
                      "reassembly hold %"PRIuSIZE" bytes, "
                      "other_config:iptun-reass-max-bytes is %"PRIuSIZE,
-                     mem_used, max_bytes);
+                     owner ? "fou" : "ipip", mem_used, max_bytes);
         dp_packet_delete(frag);
         if (ovs_list_is_empty(&d->frags)) {
             reass_destroy(d);

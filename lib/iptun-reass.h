@@ -18,22 +18,40 @@
 #define IPTUN_REASS_H 1
 
 /* Reassembly of outer IPv4 and IPv6 fragments for the userspace datapath's
- * ipip ports, so that it receives what Linux's ipip, sit and ip6tnl (and so
- * the kernel datapath, behind Linux's own reassembly) receive: packets that
- * a sender without DF, or an IPv6 sender, fragmented after encapsulating.
+ * ipip and fou ports, so that it receives what Linux's ipip, sit, ip6tnl and
+ * fou (and so the kernel datapath, behind Linux's own reassembly) receive:
+ * packets that a sender without DF, or an IPv6 sender, fragmented after
+ * encapsulating.
  *
- * The ipip pop hands each outer fragment to iptun_reass_add(), which keeps
- * it until its datagram is complete and then returns the whole datagram, as
- * if it had arrived unfragmented.  As Linux (RFC 791, RFC 8200, RFC 5722):
- * fragments are grouped by source, destination, identification (and, for
- * IPv4, protocol); a fragment that overlaps another one discards the whole
- * datagram, an exact duplicate is dropped alone; a datagram not completed
- * in 30 s (IPv4) or 60 s (IPv6) is dropped; a datagram beyond 65,535 bytes
- * is dropped; fragments beyond a memory limit (4 MiB, as Linux's
- * ipfrag_high_thresh; other_config:iptun-reass-max-bytes) are dropped.
- * Every drop is counted (coverage counters iptun_reass_*) and logged. */
+ * The ipip and fou pops hand each outer fragment to iptun_reass_add(), which
+ * keeps it until its datagram is complete and then returns the whole
+ * datagram, as if it had arrived unfragmented.  As Linux (RFC 791, RFC 8200,
+ * RFC 5722): fragments are grouped by source, destination, identification
+ * (and, for IPv4, protocol); a fragment that overlaps another one discards
+ * the whole datagram, an exact duplicate is dropped alone; a datagram not
+ * completed in 30 s (IPv4) or 60 s (IPv6) is dropped; a datagram beyond
+ * 65,535 bytes is dropped; fragments beyond a memory limit (4 MiB, as
+ * Linux's ipfrag_high_thresh; other_config:iptun-reass-max-bytes) are
+ * dropped.  Every drop is counted (coverage counters iptun_reass_*) and
+ * logged.
+ *
+ * Which fragments reach a pop is up to tnl-ports and the translation:
+ * every outer IPv4 fragment of ipip names protocol 4 or 41, so tnl-ports
+ * hands them all to the ipip port.  A first fragment of fou names its UDP
+ * port, so tnl-ports hands it to the fou port of that UDP port.  A later
+ * fragment of fou (IPv4 protocol 17, no UDP header) or any later IPv6
+ * fragment (whose flow names no protocol: the parse ends at the fragment
+ * header) could be the host's: it goes where the bridge sends it, usually
+ * to the host, and a copy goes to the pop of each port that could take it
+ * (iptun_reass_xlate_later_frag()), which keeps it if its datagram's first
+ * fragment came through that port.  So fou datagrams and outer IPv6 ones
+ * are reassembled if their first fragment comes first, as senders send
+ * them; ipip's over IPv4 in any order. */
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "openvswitch/types.h"
 
 struct dp_packet;
 struct flow;
@@ -43,26 +61,32 @@ struct smap;
 
 /* Takes the outer fragment 'frag', whose outer IPv4 header (or IPv6 header
  * and extension headers up to the fragment header, which starts 'frag_ofs'
- * bytes after the IPv6 header's start) has been checked.  Returns NULL if it
- * was kept or dropped, or the complete datagram, a new packet with the
- * metadata of 'frag' and no fragment header (outer IPv4: fragment offset
- * and MF clear, IPv6: the fragment header removed). */
+ * bytes after the IPv6 header's start) has been checked.  'claim' is 0 for
+ * the ipip pop and, for the fou pop, the UDP port that the translation gave
+ * a copy of a later fragment (0 for another packet).  Returns NULL if it was
+ * kept or dropped, or the complete datagram, a new packet with the metadata
+ * of 'frag' and no fragment header (outer IPv4: fragment offset and MF
+ * clear, IPv6: the fragment header removed). */
 struct dp_packet *iptun_reass_add(struct dp_packet *frag,
-                                  unsigned int frag_ofs);
+                                  unsigned int frag_ofs, ovs_be16 claim);
 
-/* An outer IPv4 fragment names its protocol, 4 or 41 for ipip: tnl-ports
- * hands ipip's to the ipip port.  An IPv6 one past the first does not (the
- * flow's parse ends at the fragment header), so the translation of a later
- * IPv6 fragment to an address that an ipip port terminates calls this
- * function, which adds clone(tnl_pop(<the ipip port>)) to 'odp_actions':
- * the pop keeps the copy if the datagram's first fragment (which names the
- * protocol) came through it before, and drops it otherwise
- * (iptun_reass_unclaimed); the fragment itself goes on where the bridge
- * sends it, usually to the host.  So an IPv6 datagram is reassembled if its
- * first fragment comes first, as senders send them. */
-void iptun_reass_xlate_later_frag6(struct ofpbuf *odp_actions,
-                                   const struct flow *,
-                                   struct flow_wildcards *);
+/* Called by the translation of a packet that no tunnel port terminates:
+ * if it is a later outer fragment that an ipip or fou port could take (see
+ * above), adds clone(tnl_pop(<the port>)) to 'odp_actions' for each such
+ * port (for a fou port, clone(set(tunnel(tp_dst=<its UDP port>)),
+ * tnl_pop(<the port>)), so that its pop knows which UDP port the copy is
+ * for). */
+void iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
+                                  const struct flow *,
+                                  struct flow_wildcards *);
+
+/* tnl-ports tells which datapath ports of type 'type' listen on which UDP
+ * ports ('add' true for a new one, false for a deleted one; only fou's are
+ * kept), and asks whether 'odp_port' is a fou port on 'tp_port' (its rule
+ * then takes first fragments too). */
+void iptun_reass_port_ref(const char *type, odp_port_t odp_port,
+                          ovs_be16 tp_port, bool add);
+bool iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port);
 
 void iptun_reass_set_config(const struct smap *other_config);
 

@@ -263,9 +263,10 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
  * header is not a good IPv4 header (bad checksum, truncated) or a good
  * IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
  * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
- * drop such packets in the userspace datapath.  An outer fragment (for
- * ipip, whose fragments tnl-ports hands over too) returns with '*proto'
- * IPPROTO_FRAGMENT: the IPv4 payload or the IPv6 fragment header. */
+ * drop such packets in the userspace datapath.  An outer fragment (which
+ * tnl-ports and the translation hand to ipip and fou too, see
+ * lib/iptun-reass.h) returns with '*proto' IPPROTO_FRAGMENT: the IPv4
+ * payload or the IPv6 fragment header. */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
                 unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
@@ -319,6 +320,37 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
     l4 = iptun_pop_outer4_slow(packet, type, hlen, l4_len);
     *proto = l4 && IP_IS_FRAGMENT(outer->ip_frag_off)
              ? IPPROTO_FRAGMENT : outer->ip_proto;
+    return l4;
+}
+
+/* For an outer fragment '*packetp' for which iptun_pop_outer() returned
+ * 'l4' (and '*proto' IPPROTO_FRAGMENT): hands it to iptun_reass_add() with
+ * 'claim'.  Sets '*packetp' to NULL while its datagram is not complete (the
+ * fragment was kept, or dropped and counted there).  Then the datagram,
+ * which is no fragment (the reassembly cleared the IPv4 fragment fields or
+ * removed the IPv6 fragment header), replaces it in '*packetp' and takes
+ * the path of an unfragmented packet: returns what iptun_pop_outer()
+ * returns for it, or NULL (with '*packetp' for the caller to drop) if it is
+ * not good. */
+static void *
+iptun_pop_outer_reass(struct dp_packet **packetp, void *l4, const char *type,
+                      unsigned int *hlen, unsigned int *l4_len,
+                      uint8_t *proto, ovs_be16 claim)
+{
+    struct dp_packet *packet = *packetp;
+
+    packet = iptun_reass_add(packet, (char *) l4
+                                     - (char *) dp_packet_l3(packet), claim);
+    *packetp = packet;
+    if (!packet) {
+        return NULL;
+    }
+    l4 = iptun_pop_outer(packet, type, hlen, l4_len, proto);
+    if (l4 && *proto == IPPROTO_FRAGMENT) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with two outer IPv6 "
+                     "fragment headers", type);
+        l4 = NULL;
+    }
     return l4;
 }
 
@@ -471,19 +503,10 @@ netdev_ipip_pop_header(struct dp_packet *packet)
 
     l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto);
     if (OVS_UNLIKELY(l4 && proto == IPPROTO_FRAGMENT)) {
-        /* Kept until its datagram is complete, which then takes the path of
-         * an unfragmented packet (and is no fragment: the reassembly cleared
-         * the IPv4 fragment fields, removed the IPv6 fragment header). */
-        packet = iptun_reass_add(packet, (char *) l4
-                                         - (char *) dp_packet_l3(packet));
+        l4 = iptun_pop_outer_reass(&packet, l4, "ipip", &hlen, &len, &proto,
+                                   0);
         if (!packet) {
             return NULL;
-        }
-        l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto);
-        if (l4 && proto == IPPROTO_FRAGMENT) {
-            VLOG_WARN_RL(&err_rl, "ipip: dropping packet with two outer "
-                         "IPv6 fragment headers");
-            l4 = NULL;
         }
     }
     if (!l4) {
@@ -588,13 +611,20 @@ netdev_fou_pop_header(struct dp_packet *packet)
     struct flow_tnl *tnl = &packet->md.tunnel;
     const struct udp_header *udp;
     unsigned int hlen, l4_len, udp_len;
+    ovs_be16 claim;
     uint8_t proto;
 
+    /* A copy of a later outer fragment comes with the UDP port it is for
+     * (iptun_reass_xlate_later_frag()); a packet from a port has no tunnel
+     * destination. */
+    claim = flow_tnl_dst_is_set(tnl) ? tnl->tp_dst : 0;
     udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto);
-    if (udp && proto == IPPROTO_FRAGMENT) {
-        /* tnl-ports hands fou no fragments: a later one has no UDP port. */
-        VLOG_WARN_RL(&err_rl, "fou: dropping an outer fragment");
-        udp = NULL;
+    if (OVS_UNLIKELY(udp && proto == IPPROTO_FRAGMENT)) {
+        udp = iptun_pop_outer_reass(&packet, (void *) udp, "fou", &hlen,
+                                    &l4_len, &proto, claim);
+        if (!packet) {
+            return NULL;
+        }
     }
     if (!udp) {
         COVERAGE_INC(fou_pop_bad_outer);

@@ -57,7 +57,13 @@ netdev-dummy/receive").
   fou-bad-csum           UDP checksum wrong
   fou-zero-csum          UDP checksum 0, that is none (well-formed)
   fou-wrong-port         well-formed, to UDP port FOU_PORT + 1
-  fou-frag-first         first fragment (MF) of a fou datagram
+  fou-frag-first         first fragment (MF) of a fou datagram, never
+                         completed
+  fou-frag-head, fou-frag-tail  good-fou's datagram in two fragments (bytes
+                         0-47 of the UDP datagram with MF, 48-99), ID 15:
+                         together they are one packet
+  fou-frag-wrong-head, fou-frag-wrong-tail  the same to UDP port
+                         FOU_PORT + 1, ID 16: not a fou port's
   fou-outer-options      outer IHL 6 (4 bytes of options) (well-formed)
   fou-inner-v0           good UDP, inner version 0
   fou-inner-truncated    good UDP, 8 bytes of inner header
@@ -105,6 +111,9 @@ Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
                          limit) before UDP, as ip6tnl "encap fou" sends
                          (well-formed)
   fou6-inner-truncated   good UDP, 20 bytes of inner IPv6 header
+  fou6-frag-head, fou6-frag-tail  good-fou6's datagram in two fragments (a
+                         fragment header with ID 24, bytes 0-47 of the UDP
+                         datagram with M, 48-99)
   good-ipip6, good-ip6ip6, good-fou6  well-formed echo requests: IPv4 in
                          IPv6, IPv6 in IPv6, IPv4 in UDP/IPv6
 """
@@ -211,6 +220,14 @@ def build6(case, eth, src6, dst6, port):
         return eth / ip6(60) / hdr / UDP(sport=40000, dport=port) / Raw(good)
     if case == "fou6-inner-truncated":
         return eth / ip6(17) / UDP(sport=40000, dport=port) / Raw(good6[:20])
+    if case in ("fou6-frag-head", "fou6-frag-tail"):
+        dgram = bytes(ip6(17) / UDP(sport=40000, dport=port)
+                      / Raw(good))[40:]
+        if case == "fou6-frag-head":
+            return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, m=1, id=24) \
+                / Raw(dgram[:48])
+        return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, offset=6, id=24) \
+            / Raw(dgram[48:])
     raise SystemExit("unknown case %s" % case)
 
 
@@ -332,6 +349,18 @@ def build(case, eth, src, dst, port):
         dgram = bytes(UDP(sport=40000, dport=port) / Raw(good))
         return eth / IP(src=src, dst=dst, proto=17, id=10, flags="MF") \
             / Raw(dgram[:64])
+    if case.startswith("fou-frag-"):
+        wrong = case.startswith("fou-frag-wrong-")
+        dgram = bytes(IP(src=src, dst=dst)
+                      / UDP(sport=40000, dport=port + wrong)
+                      / Raw(good))[20:]
+        ident = 16 if wrong else 15
+        if case.endswith("-head"):
+            return eth / IP(src=src, dst=dst, proto=17, id=ident,
+                            flags="MF") / Raw(dgram[:48])
+        if case.endswith("-tail"):
+            return eth / IP(src=src, dst=dst, proto=17, id=ident, frag=6) \
+                / Raw(dgram[48:])
     if case == "fou-outer-options":
         return eth / IP(src=src, dst=dst,
                         options=IPOption(b"\x01\x01\x01\x00")) \

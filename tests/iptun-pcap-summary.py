@@ -30,7 +30,8 @@ destination options headers, is one of those:
 
   SRC > DST: ipv6 next 4, encap limit 4, tclass 0x0, hlim 64, label
 
-("encap limit N" for a destination option of type 4, the tunnel
+(An IPv4 fragment, first or later, ends its line with "fragment"; "encap
+limit N" for a destination option of type 4, the tunnel
 encapsulation limit of RFC 2473 that Linux's ip6tnl adds by default;
 "label" or "no label" for the flow label.)
 
@@ -91,6 +92,9 @@ def describe(pkt, lo, hi):
     fields = ["proto %d" % ip.proto, "tos %#x" % ip.tos, "ttl %d" % ip.ttl]
     if ip.flags.DF:
         fields.append("DF")
+    if ip.flags.MF or ip.frag:
+        fields.append("fragment")
+        return "%s > %s: %s" % (ip.src, ip.dst, ", ".join(fields))
     if ip.proto == 17:
         describe_udp(pkt, fields, lo, hi)
     return "%s > %s: %s" % (ip.src, ip.dst, ", ".join(fields))
