@@ -355,9 +355,17 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
 	mtu = dst_mtu(&rt->dst) - hlen;
 	if (df && iptun_too_big(skb, mtu)) {
-		/* DF on the outer header: the packet cannot be sent. */
-		DEV_STATS_INC(dev, tx_aborted_errors);
-		goto err_rt;
+		u32 icmp_mtu = iptun_pmtu_verdict(skb, mtu);
+
+		if (icmp_mtu) {
+			/* It cannot be sent: the sender hears why. */
+			DEV_STATS_INC(dev, tx_aborted_errors);
+			iptun_pmtu_reply(t, skb, icmp_mtu, key, false,
+					 &fl4.saddr);
+			ip_rt_put(rt);
+			return -EMSGSIZE;
+		}
+		df = 0;
 	}
 
 	ttl = key->ttl ? key->ttl : ip4_dst_hoplimit(&rt->dst);
@@ -396,8 +404,8 @@ err_rt:
  * label from the metadata or else from the inner flow's hash (Linux's auto
  * flow labels: ECMP entropy).  fou always sends a UDP checksum over IPv6,
  * as the userspace datapath does (RFC 8200: a zero one is the exception).
- * The outer header is never fragmented: a packet too big for the route is
- * dropped.  Consumes the skb.
+ * A packet too big for the route is answered or sent in outer fragments
+ * (iptun-pmtu.c).  Consumes the skb.
  */
 static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 		       const struct ip_tunnel_key *key, u8 ipproto,
@@ -411,6 +419,7 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	struct flowi6 fl6;
 	__be32 label;
 	u8 prio, ttl;
+	bool frag;
 	u32 mtu;
 
 	memset(&fl6, 0, sizeof(fl6));
@@ -433,9 +442,17 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	}
 
 	mtu = dst_mtu(dst) - hlen;
-	if (iptun_too_big(skb, mtu)) {
-		DEV_STATS_INC(dev, tx_aborted_errors);
-		goto err_dst;
+	frag = iptun_too_big(skb, mtu);
+	if (frag) {
+		u32 icmp_mtu = iptun_pmtu_verdict(skb, mtu);
+
+		if (icmp_mtu) {
+			DEV_STATS_INC(dev, tx_aborted_errors);
+			iptun_pmtu_reply(t, skb, icmp_mtu, key, true,
+					 &fl6.saddr);
+			dst_release(dst);
+			return -EMSGSIZE;
+		}
 	}
 
 	ttl = key->ttl ? key->ttl : ip6_dst_hoplimit(dst);
@@ -446,6 +463,8 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 
 	/* From here on the tunnel metadata (key) is gone. */
 	skb_scrub_packet(skb, false);
+	/* The source may fragment an outer IPv6 packet (iptun_pmtu.c). */
+	skb->ignore_df = frag;
 	if (t->fou) {
 		__be16 sport;
 

@@ -41,7 +41,9 @@
 # options of a Linux host, e.g. "encap fou encap-sport auto encap-dport 5555
 # encap-csum"), IPTUN_LINUX_FOU_PORT (a Linux host's "ip fou add port"
 # receive port), IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the
-# default, or "system").  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
+# default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU,
+# default 1400; "default" leaves OVS's 1500 and Linux's own, the underlay's
+# less the tunnel's headers).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
 # names they had when the demo held this fixture.)
 
 set -e
@@ -55,6 +57,7 @@ PEERS=${IPTUN_PEERS:-b}
 PEER_KIND=${IPTUN_PEER:-ovs}
 A_KIND=${IPTUN_HOST_A:-ovs}
 DP_TYPE=${IPTUN_DATAPATH:-netdev}
+OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-1400}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
@@ -82,6 +85,13 @@ start_ovs () {
     iptun_vswitchd_start "$DIR/$1" "$P-$1"
 }
 
+# overlay_mtu HOST DEVICE: DEVICE gets IPTUN_OVERLAY_MTU.
+overlay_mtu () {
+    if test "$OVERLAY_MTU" != default; then
+        nsexec "$1" ip link set "$2" mtu "$OVERLAY_MTU"
+    fi
+}
+
 # setup_ovs HOST REMOTE UNDERLAY-PORT...: OVS host HOST, tunnel to REMOTE
 # (an underlay address or "flow").
 setup_ovs () {
@@ -99,6 +109,12 @@ setup_ovs () {
             nsexec "$h" ethtool -K "$p" tx off >/dev/null
         fi
     done
+    # In the userspace datapath the kernel sees the veth ends too and would
+    # answer ARP for br-ul's address there, with the veth's MAC (arp_ignore
+    # 0): a peer that caches that MAC sends its tunnel packets past br-ul's
+    # tunnel termination, to the host.  Answer on br-ul only, as a NIC
+    # given to DPDK would.
+    nsexec "$h" sysctl -qw net.ipv4.conf.all.arp_ignore=1
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev br-ul
     nsexec "$h" ip link set br-ul up
 
@@ -108,7 +124,8 @@ setup_ovs () {
         -- add-port br-ov tun0 -- set Interface tun0 type="$TYPE" \
            options:remote_ip="$remote" ofport_request=1 $OPTIONS
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev br-ov
-    nsexec "$h" ip link set br-ov mtu 1400 up
+    overlay_mtu "$h" br-ov
+    nsexec "$h" ip link set br-ov up
     mac=$(nsexec "$h" cat /sys/class/net/br-ov/address)
     on "$h" ovs-ofctl del-flows br-ov
     on "$h" ovs-ofctl add-flow br-ov \
@@ -147,7 +164,8 @@ setup_linux () {
     nsexec "$h" ip link add tun0 type ipip local "$(underlay_ip "$h")" \
         remote "$(underlay_ip "$peer")" ttl 64 ${IPTUN_LINUX_OPTIONS:-}
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev tun0
-    nsexec "$h" ip link set tun0 mtu 1400 up
+    overlay_mtu "$h" tun0
+    nsexec "$h" ip link set tun0 up
 }
 
 cmd_up () {
