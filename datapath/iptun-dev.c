@@ -65,15 +65,6 @@ static int iptun_hlen(const struct iptun_dev *t, bool outer6)
 	       (t->fou ? sizeof(struct udphdr) : 0);
 }
 
-/* True if 'skb' does not fit 'mtu' bytes once encapsulated (a GSO packet:
- * if its segments do not).
- */
-static bool iptun_too_big(const struct sk_buff *skb, u32 mtu)
-{
-	return skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
-			       : skb->len > mtu;
-}
-
 /* Checks the inner IPv6 header at skb->data, as ipv6_rcv() would: a
  * payload length beyond the packet is an error, a shorter one trims.
  */
@@ -334,7 +325,7 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 	struct flowi4 fl4;
 	__be16 df;
 	u8 tos, ttl;
-	u32 mtu;
+	int err;
 
 	tos = key->tos;
 	ip_tunnel_init_flow(&fl4, t->fou ? IPPROTO_UDP : ipproto,
@@ -353,19 +344,15 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 	}
 
 	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
-	mtu = dst_mtu(&rt->dst) - hlen;
-	if (df && iptun_too_big(skb, mtu)) {
-		u32 icmp_mtu = iptun_pmtu_verdict(skb, mtu);
-
-		if (icmp_mtu) {
-			/* It cannot be sent: the sender hears why. */
-			DEV_STATS_INC(dev, tx_aborted_errors);
-			iptun_pmtu_reply(t, skb, icmp_mtu, key, false,
-					 &fl4.saddr);
+	if (df) {
+		err = iptun_pmtu_check(t, skb, dst_mtu(&rt->dst) - hlen, key,
+				       false, &fl4.saddr);
+		if (err < 0) {
 			ip_rt_put(rt);
-			return -EMSGSIZE;
+			return err;
 		}
-		df = 0;
+		if (err)
+			df = 0;
 	}
 
 	ttl = key->ttl ? key->ttl : ip4_dst_hoplimit(&rt->dst);
@@ -419,8 +406,7 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	struct flowi6 fl6;
 	__be32 label;
 	u8 prio, ttl;
-	bool frag;
-	u32 mtu;
+	int frag;
 
 	memset(&fl6, 0, sizeof(fl6));
 	fl6.flowi6_mark = skb->mark;
@@ -441,18 +427,11 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 		goto err_dst;
 	}
 
-	mtu = dst_mtu(dst) - hlen;
-	frag = iptun_too_big(skb, mtu);
-	if (frag) {
-		u32 icmp_mtu = iptun_pmtu_verdict(skb, mtu);
-
-		if (icmp_mtu) {
-			DEV_STATS_INC(dev, tx_aborted_errors);
-			iptun_pmtu_reply(t, skb, icmp_mtu, key, true,
-					 &fl6.saddr);
-			dst_release(dst);
-			return -EMSGSIZE;
-		}
+	frag = iptun_pmtu_check(t, skb, dst_mtu(dst) - hlen, key, true,
+				&fl6.saddr);
+	if (frag < 0) {
+		dst_release(dst);
+		return frag;
 	}
 
 	ttl = key->ttl ? key->ttl : ip6_dst_hoplimit(dst);

@@ -41,7 +41,19 @@
 #define IPTUN_ICMP4_MAX 576
 #define IPTUN_ICMP6_MAX IPV6_MIN_MTU
 
-u32 iptun_pmtu_verdict(const struct sk_buff *skb, u32 mtu)
+/* True if 'skb' does not fit 'mtu' bytes once encapsulated (a GSO packet:
+ * if its segments do not).
+ */
+static bool iptun_too_big(const struct sk_buff *skb, u32 mtu)
+{
+	return skb_is_gso(skb) ? !skb_gso_validate_network_len(skb, mtu)
+			       : skb->len > mtu;
+}
+
+/* For 'skb', an IPv4 or IPv6 packet too big for 'mtu': the MTU to announce
+ * to its sender, or 0 if it is to be sent in outer fragments instead.
+ */
+static u32 iptun_pmtu_verdict(const struct sk_buff *skb, u32 mtu)
 {
 	if (skb->protocol == htons(ETH_P_IP))
 		return ip_hdr(skb)->frag_off & htons(IP_DF) ? mtu : 0;
@@ -50,10 +62,7 @@ u32 iptun_pmtu_verdict(const struct sk_buff *skb, u32 mtu)
 	/* Below IPv6's minimum MTU the tunnel fragments, as sit and ip6tnl
 	 * do, what fits the minimum.
 	 */
-	if (skb_is_gso(skb) ? skb_gso_validate_network_len(skb, IPV6_MIN_MTU)
-			    : skb->len <= IPV6_MIN_MTU)
-		return 0;
-	return IPV6_MIN_MTU;
+	return iptun_too_big(skb, IPV6_MIN_MTU) ? IPV6_MIN_MTU : 0;
 }
 
 /* True if an IPv4 packet may be answered (as Linux's
@@ -187,9 +196,15 @@ static int iptun_pmtu_build6(struct sk_buff *skb, u32 mtu)
 	return 0;
 }
 
-void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
-		      const struct ip_tunnel_key *key, bool outer6,
-		      const void *saddr)
+/* Answers 'skb' with the ICMP or ICMPv6 message that announces 'mtu', as if
+ * the remote end of the tunnel (key's destination) had sent it to 'saddr',
+ * the local address the packet would have left from: on the device's
+ * receive side.  Nothing for packets that Linux would not answer or beyond
+ * the ICMP rate limit (net.ipv4.icmp_msgs_per_sec).  Consumes the skb.
+ */
+static void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb,
+			     u32 mtu, const struct ip_tunnel_key *key,
+			     bool outer6, const void *saddr)
 {
 	struct net_device *dev = t->dev;
 	struct metadata_dst *tun_dst;
@@ -238,4 +253,21 @@ void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
 
 drop:
 	kfree_skb(skb);
+}
+
+int iptun_pmtu_check(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
+		     const struct ip_tunnel_key *key, bool outer6,
+		     const void *saddr)
+{
+	u32 icmp_mtu;
+
+	if (!iptun_too_big(skb, mtu))
+		return 0;
+	icmp_mtu = iptun_pmtu_verdict(skb, mtu);
+	if (!icmp_mtu)
+		return 1;
+	/* It cannot be sent: the sender hears why. */
+	DEV_STATS_INC(t->dev, tx_aborted_errors);
+	iptun_pmtu_reply(t, skb, icmp_mtu, key, outer6, saddr);
+	return -EMSGSIZE;
 }

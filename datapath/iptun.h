@@ -38,23 +38,17 @@ struct sk_buff;
 
 void iptun_dev_setup(struct net_device *dev);
 
-/* Path MTU (iptun-pmtu.c).  For 'skb', an IPv4 or IPv6 packet too big for
- * the 'mtu' bytes that the tunnel's path leaves it: the MTU to announce to
- * its sender with iptun_pmtu_reply(), or 0 if it is to be sent in outer
- * fragments instead.
+/* Path MTU (iptun-pmtu.c): for 'skb', to be sent on a path that leaves it
+ * 'mtu' bytes (the route's MTU less the tunnel's headers), from the local
+ * address 'saddr' (__be32 or struct in6_addr, as 'outer6' says) to the
+ * remote end in 'key': 0 if it fits, 1 if it is to be sent in outer
+ * fragments, or -EMSGSIZE if it cannot be sent (counted, answered with
+ * ICMP or ICMPv6 as if the remote end had sent it, and consumed).
  */
-u32 iptun_pmtu_verdict(const struct sk_buff *skb, u32 mtu);
+int iptun_pmtu_check(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
+		     const struct ip_tunnel_key *key, bool outer6,
+		     const void *saddr);
 
-/* Answers 'skb' with the ICMP or ICMPv6 message that announces 'mtu', as if
- * the remote end of the tunnel (key's destination) had sent it to
- * 'saddr', the local address (__be32 or struct in6_addr, as 'outer6'
- * says) the packet would have left from: on the device's receive side.
- * Nothing for packets that Linux would not answer or beyond the ICMP rate
- * limit (net.ipv4.icmp_msgs_per_sec).  Consumes the skb.
- */
-void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
-		      const struct ip_tunnel_key *key, bool outer6,
-		      const void *saddr);
 int iptun_dev_init_module(void);
 void iptun_dev_exit_module(void);
 
