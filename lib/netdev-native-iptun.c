@@ -266,22 +266,32 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
  * drop such packets in the userspace datapath.  An outer fragment (which
  * tnl-ports and the translation hand to ipip and fou too, see
  * lib/iptun-reass.h) returns with '*proto' IPPROTO_FRAGMENT: the IPv4
- * payload or the IPv6 fragment header. */
+ * payload or the IPv6 fragment header, and, if 'claim' is nonnull, with
+ * the UDP port that a fou pop's copy of it is for in '*claim'. */
 static void *
 iptun_pop_outer(struct dp_packet *packet, const char *type,
-                unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
+                unsigned int *hlen, unsigned int *l4_len, uint8_t *proto,
+                ovs_be16 *claim)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
-    void *l4;
-
-    iptun_metadata_init(&packet->md);
-
     /* The usual packet: a 20-byte header with a right checksum and a total
      * length that fits the frame.  Anything else takes the general checks
      * below (iptun_pop_outer4_slow()), which log why they drop. */
-    if (OVS_LIKELY(outer && packet->l4_ofs != UINT16_MAX
-                   && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
-                   && !IP_IS_FRAGMENT(outer->ip_frag_off))) {
+    bool usual = (outer && packet->l4_ofs != UINT16_MAX
+                  && outer->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
+                  && !IP_IS_FRAGMENT(outer->ip_frag_off));
+    void *l4;
+
+    if (OVS_UNLIKELY(!usual) && claim) {
+        /* The UDP port that a copy of a later outer fragment is for, before
+         * the metadata that says it goes (iptun_reass_xlate_later_frag()):
+         * a packet from a port has no tunnel destination. */
+        *claim = (flow_tnl_dst_is_set(&packet->md.tunnel)
+                  ? packet->md.tunnel.tp_dst : 0);
+    }
+    iptun_metadata_init(&packet->md);
+
+    if (OVS_LIKELY(usual)) {
         uint32_t l3_size = dp_packet_l3_size(packet);
         uint16_t tot_len = ntohs(outer->ip_tot_len);
 
@@ -345,7 +355,7 @@ iptun_pop_outer_reass(struct dp_packet **packetp, void *l4, const char *type,
     if (!packet) {
         return NULL;
     }
-    l4 = iptun_pop_outer(packet, type, hlen, l4_len, proto);
+    l4 = iptun_pop_outer(packet, type, hlen, l4_len, proto, NULL);
     if (l4 && *proto == IPPROTO_FRAGMENT) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with two outer IPv6 "
                      "fragment headers", type);
@@ -501,7 +511,7 @@ netdev_ipip_pop_header(struct dp_packet *packet)
     void *l4;
     bool ok;
 
-    l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto);
+    l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto, NULL);
     if (OVS_UNLIKELY(l4 && proto == IPPROTO_FRAGMENT)) {
         l4 = iptun_pop_outer_reass(&packet, l4, "ipip", &hlen, &len, &proto,
                                    0);
@@ -611,14 +621,10 @@ netdev_fou_pop_header(struct dp_packet *packet)
     struct flow_tnl *tnl = &packet->md.tunnel;
     const struct udp_header *udp;
     unsigned int hlen, l4_len, udp_len;
-    ovs_be16 claim;
+    ovs_be16 claim = 0;
     uint8_t proto;
 
-    /* A copy of a later outer fragment comes with the UDP port it is for
-     * (iptun_reass_xlate_later_frag()); a packet from a port has no tunnel
-     * destination. */
-    claim = flow_tnl_dst_is_set(tnl) ? tnl->tp_dst : 0;
-    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto);
+    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto, &claim);
     if (OVS_UNLIKELY(udp && proto == IPPROTO_FRAGMENT)) {
         udp = iptun_pop_outer_reass(&packet, (void *) udp, "fou", &hlen,
                                     &l4_len, &proto, claim);
