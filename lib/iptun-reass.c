@@ -394,7 +394,11 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
                 ovs_be16 claim)
 {
     const uint8_t *l3 = dp_packet_l3(frag);
-    uint32_t l3_size = dp_packet_l3_size(frag);
+    /* The pops trimmed 'frag' to its outer datagram: all that follows the
+     * outer header's start is the datagram.  (Not dp_packet_l3_size(),
+     * which would also take off the Ethernet padding that the receive
+     * side's parse counted before the trim.) */
+    uint32_t l3_size = dp_packet_size(frag) - frag->l3_ofs;
     uint32_t data_ofs = l3 - (const uint8_t *) dp_packet_data(frag);
     struct dp_packet *whole = NULL;
     struct reass_key key;
@@ -415,6 +419,9 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         uint16_t off = ntohs(ip->ip_frag_off);
 
         hdr_len = IP_IHL(ip->ip_ihl_ver) * 4;
+        if (l3_size < hdr_len) {
+            goto truncated;
+        }
         in6_addr_set_mapped_ipv4(&key.src, get_16aligned_be32(&ip->ip_src));
         in6_addr_set_mapped_ipv4(&key.dst, get_16aligned_be32(&ip->ip_dst));
         key.id = ntohs(ip->ip_id);
@@ -432,6 +439,9 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         const struct ovs_16aligned_ip6_frag *fh = (const void *)
             (l3 + frag_ofs);
 
+        if (l3_size < frag_ofs + sizeof *fh) {
+            goto truncated;
+        }
         /* What the payload length counts before the fragmentable part. */
         hdr_len = frag_ofs - IPV6_HEADER_LEN;
         memcpy(&key.src, &ip6->ip6_src, sizeof key.src);
@@ -562,4 +572,11 @@ bad:
 out:
     ovs_mutex_unlock(&mutex);
     return whole;
+
+truncated:
+    /* The pops check the outer header first: not expected. */
+    COVERAGE_INC(iptun_reass_bad);
+    VLOG_WARN_RL(&rl, "dropping a truncated outer fragment");
+    dp_packet_delete(frag);
+    return NULL;
 }

@@ -44,6 +44,10 @@ netdev-dummy/receive").
                          ipip-frag-head in part, so both are dropped
   ipip-frag-too-long     protocol 4, last fragment at offset 65528 with 16
                          bytes: the datagram would exceed 65,535 bytes
+  ipip-frag-head80, ipip-frag-tail-padded  good-ipip's datagram in two
+                         fragments, ID 17: bytes 0-79 with MF, then 80-83,
+                         whose frame a NIC pads to Ethernet's 60 bytes (the
+                         padding is not part of the datagram)
   ipip-inner-truncated   protocol 4, 8 bytes of inner header
   ipip-inner-empty       protocol 4, nothing after the outer header
   ipip-inner-v6          protocol 4, inner version 6
@@ -114,6 +118,9 @@ Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
   fou6-frag-head, fou6-frag-tail  good-fou6's datagram in two fragments (a
                          fragment header with ID 24, bytes 0-47 of the UDP
                          datagram with M, 48-99)
+  fou6-frag-head80, fou6-frag-tail-padded  the same, ID 25, bytes 0-79
+                         with M, then 80-91 with 22 bytes of padding after
+                         the IPv6 packet
   good-ipip6, good-ip6ip6, good-fou6  well-formed echo requests: IPv4 in
                          IPv6, IPv6 in IPv6, IPv4 in UDP/IPv6
 """
@@ -220,6 +227,15 @@ def build6(case, eth, src6, dst6, port):
         return eth / ip6(60) / hdr / UDP(sport=40000, dport=port) / Raw(good)
     if case == "fou6-inner-truncated":
         return eth / ip6(17) / UDP(sport=40000, dport=port) / Raw(good6[:20])
+    if case in ("fou6-frag-head80", "fou6-frag-tail-padded"):
+        dgram = bytes(ip6(17) / UDP(sport=40000, dport=port)
+                      / Raw(good))[40:]
+        if case == "fou6-frag-head80":
+            return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, m=1, id=25) \
+                / Raw(dgram[:80])
+        return Ether(bytes(eth / ip6(44)
+                           / IPv6ExtHdrFragment(nh=17, offset=10, id=25)
+                           / Raw(dgram[80:])) + bytes(22))
     if case in ("fou6-frag-head", "fou6-frag-tail"):
         dgram = bytes(ip6(17) / UDP(sport=40000, dport=port)
                       / Raw(good))[40:]
@@ -311,6 +327,11 @@ def build(case, eth, src, dst, port):
         return eth / ipip(id=12, frag=6) / Raw(good[48:])
     if case == "ipip-frag-overlap":
         return eth / ipip(id=12, flags="MF", frag=3) / Raw(good[24:56])
+    if case == "ipip-frag-head80":
+        return eth / ipip(id=17, flags="MF") / Raw(good[:80])
+    if case == "ipip-frag-tail-padded":
+        return Ether(bytes(eth / ipip(id=17, frag=10) / Raw(good[80:]))
+                     + bytes(22))
     if case == "ipip-frag-too-long":
         return eth / ipip(id=13, frag=8191) / Raw(good[:16])
     if case == "ipip-inner-truncated":
