@@ -618,9 +618,9 @@ fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
 struct dp_packet *
 netdev_fou_pop_header(struct dp_packet *packet)
 {
-    struct flow_tnl *tnl = &packet->md.tunnel;
     const struct udp_header *udp;
     unsigned int hlen, l4_len, udp_len;
+    struct flow_tnl *tnl;
     ovs_be16 claim = 0;
     uint8_t proto;
 
@@ -636,6 +636,8 @@ netdev_fou_pop_header(struct dp_packet *packet)
         COVERAGE_INC(fou_pop_bad_outer);
         goto drop;
     }
+    /* (Of the reassembled datagram if 'packet' was a fragment.) */
+    tnl = &packet->md.tunnel;
 
     /* As Linux's udp_rcv(): a UDP length beyond the IPv4 payload is an
      * error, a shorter one trims the payload. */
