@@ -227,23 +227,21 @@ def build6(case, eth, src6, dst6, port):
         return eth / ip6(60) / hdr / UDP(sport=40000, dport=port) / Raw(good)
     if case == "fou6-inner-truncated":
         return eth / ip6(17) / UDP(sport=40000, dport=port) / Raw(good6[:20])
-    if case in ("fou6-frag-head80", "fou6-frag-tail-padded"):
+    if case.startswith("fou6-frag-"):
+        # good-fou6's UDP datagram in two fragments: split at 48 (ID 24)
+        # or at 80 (ID 25, the tail padded).
         dgram = bytes(ip6(17) / UDP(sport=40000, dport=port)
                       / Raw(good))[40:]
-        if case == "fou6-frag-head80":
-            return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, m=1, id=25) \
-                / Raw(dgram[:80])
-        return Ether(bytes(eth / ip6(44)
-                           / IPv6ExtHdrFragment(nh=17, offset=10, id=25)
-                           / Raw(dgram[80:])) + bytes(22))
-    if case in ("fou6-frag-head", "fou6-frag-tail"):
-        dgram = bytes(ip6(17) / UDP(sport=40000, dport=port)
-                      / Raw(good))[40:]
-        if case == "fou6-frag-head":
-            return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, m=1, id=24) \
-                / Raw(dgram[:48])
-        return eth / ip6(44) / IPv6ExtHdrFragment(nh=17, offset=6, id=24) \
-            / Raw(dgram[48:])
+        split, ident = (80, 25) if case.endswith(("80", "padded")) \
+            else (48, 24)
+        if case.startswith("fou6-frag-head"):
+            return eth / ip6(44) \
+                / IPv6ExtHdrFragment(nh=17, m=1, id=ident) \
+                / Raw(dgram[:split])
+        tail = eth / ip6(44) \
+            / IPv6ExtHdrFragment(nh=17, offset=split // 8, id=ident) \
+            / Raw(dgram[split:])
+        return Ether(bytes(tail) + bytes(22)) if split == 80 else tail
     raise SystemExit("unknown case %s" % case)
 
 
