@@ -3,6 +3,8 @@
 lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term.c \
 	lib/dpif-netdev-iptun-term.h \
+	lib/iptun-pmtu.c \
+	lib/iptun-pmtu.h \
 	lib/iptun-reass.c \
 	lib/iptun-reass.h \
 	lib/netdev-iptun-config.c \

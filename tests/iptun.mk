@@ -8,6 +8,7 @@ TESTSUITE_AT += \
 	tests/iptun-term.at \
 	tests/iptun-malformed.at \
 	tests/iptun-reass.at \
+	tests/iptun-pmtu.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
@@ -21,6 +22,7 @@ EXTRA_DIST += \
 	tests/iptun-pcap-summary.py \
 	tests/iptun-osken-app.py \
 	tests/iptun-malformed.py \
+	tests/iptun-pmtu.py \
 	tests/iptun-scale.py \
 	tests/iptun-term-diff.py
 

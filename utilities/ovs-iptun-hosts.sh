@@ -41,9 +41,10 @@
 # options of a Linux host, e.g. "encap fou encap-sport auto encap-dport 5555
 # encap-csum"), IPTUN_LINUX_FOU_PORT (a Linux host's "ip fou add port"
 # receive port), IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the
-# default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU,
-# default 1400; "default" leaves OVS's 1500 and Linux's own, the underlay's
-# less the tunnel's headers).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
+# default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU;
+# "default", the default, leaves OVS's 1500 and Linux's own, the underlay's
+# less the tunnel's headers: both datapaths answer packets too big for the
+# tunnel with ICMP, so path MTU discovery finds the rest).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
 # names they had when the demo held this fixture.)
 
 set -e
@@ -57,7 +58,7 @@ PEERS=${IPTUN_PEERS:-b}
 PEER_KIND=${IPTUN_PEER:-ovs}
 A_KIND=${IPTUN_HOST_A:-ovs}
 DP_TYPE=${IPTUN_DATAPATH:-netdev}
-OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-1400}
+OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
