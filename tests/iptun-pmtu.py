@@ -19,10 +19,9 @@ the code under test), printed in hex, one per line.
 usage: iptun-pmtu.py in KIND SIZE          the inner frame that p1 sends
        iptun-pmtu.py icmp KIND SIZE MTU    the ICMP / ICMPv6 answer to it,
                                            as the tunnel port delivers it
-       iptun-pmtu.py frags KIND SIZE MTU OUTER
-                                           its IPv4 fragments of at most
-                                           MTU bytes, each encapsulated by
-                                           OUTER (ipip or fou)
+       iptun-pmtu.py frags KIND SIZE MTU   its IPv4 fragments of at most
+                                           MTU bytes, each in the ipip
+                                           packet the test's port t1 sends
 
 KIND is the inner packet, a UDP datagram of SIZE bytes (IP header
 included) from 10.0.0.1 to 10.0.0.2 (ipip) or 10.0.0.3 (fou), IPv6
@@ -59,10 +58,9 @@ def inner(kind, size):
     ip = IP(src="10.0.0.1", dst=dst, flags=flags, id=0x1234, ttl=63)
     if kind == "icmperr4":
         l4 = ICMP(type=3, code=3)
-        pad = size - 20 - 8
     else:
         l4 = UDP(sport=1234, dport=5678)
-        pad = size - 20 - 8
+    pad = size - 20 - 8
     return IP(raw(ip / l4 / bytes((i & 0xff for i in range(pad)))))
 
 
@@ -89,20 +87,14 @@ def main():
         frames = [Ether(src="00:00:00:00:00:00", dst="00:00:00:00:00:00",
                         type=eth_type) / ans]
     elif cmd == "frags":
-        mtu, outer = int(sys.argv[4]), sys.argv[5]
+        mtu = int(sys.argv[4])
         frames = []
         for frag in fragment(pkt, fragsize=(mtu - 20) & ~7):
-            frag = IP(raw(frag))
-            if outer == "fou":
-                enc = (Ether(src="aa:55:aa:55:00:00", dst="f8:bc:12:44:34:b7")
-                       / IP(src="1.1.2.88", dst="1.1.2.93", flags="DF", id=0,
-                            ttl=64)
-                       / UDP(dport=5555, sport=0, chksum=0) / frag)
-            else:
-                enc = (Ether(src="aa:55:aa:55:00:00", dst="f8:bc:12:44:34:b6")
-                       / IP(src="1.1.2.88", dst="1.1.2.92", flags="DF", id=0,
-                            ttl=64, proto=4) / frag)
-            frames.append(enc)
+            frames.append(Ether(src="aa:55:aa:55:00:00",
+                                dst="f8:bc:12:44:34:b6")
+                          / IP(src="1.1.2.88", dst="1.1.2.92", flags="DF",
+                               id=0, ttl=64, proto=4)
+                          / IP(raw(frag)))
     else:
         sys.exit("unknown command %s" % cmd)
     for f in frames:
