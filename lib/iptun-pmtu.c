@@ -56,17 +56,24 @@ static struct token_bucket rate OVS_GUARDED_BY(rate_mutex)
 
 uint16_t
 iptun_pmtu_tunnel_mtu(const struct netdev *out_dev,
+                      const struct netdev *tnl_dev,
                       const struct ovs_action_push_tnl *push)
 {
     int outer = push->header_len - ETH_HEADER_LEN;
-    int mtu;
+    int mtu = UINT16_MAX + 1;
+    int dev_mtu;
 
-    if ((push->tnl_type != OVS_VPORT_TYPE_IPIP
-         && push->tnl_type != OVS_VPORT_TYPE_FOU)
-        || netdev_get_mtu(out_dev, &mtu) || mtu <= outer) {
+    if (push->tnl_type != OVS_VPORT_TYPE_IPIP
+        && push->tnl_type != OVS_VPORT_TYPE_FOU) {
         return 0;
     }
-    return MIN(mtu - outer, UINT16_MAX);
+    if (!netdev_get_mtu(out_dev, &dev_mtu)) {
+        mtu = dev_mtu - outer;
+    }
+    if (!netdev_get_mtu(tnl_dev, &dev_mtu)) {
+        mtu = MIN(mtu, dev_mtu);
+    }
+    return mtu > 0 && mtu <= UINT16_MAX ? mtu : 0;
 }
 
 static const void *

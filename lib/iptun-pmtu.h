@@ -54,10 +54,13 @@ enum iptun_pmtu_verdict {
     IPTUN_PMTU_FRAGMENT,        /* Fragmented to fit. */
 };
 
-/* The MTU of a tunnel whose outer headers are 'push' leaving through
- * 'out_dev' (the underlay port the route leads to): the largest inner
- * packet that fits.  0 if 'push' is not ipip's or fou's. */
+/* The MTU of the tunnel port 'tnl_dev' whose outer headers are 'push'
+ * leaving through 'out_dev' (the underlay port the route leads to): the
+ * largest inner packet that fits 'out_dev''s MTU, or the MTU set on
+ * 'tnl_dev' (mtu_request) if that is smaller.  0 if 'push' is not ipip's or
+ * fou's, or if neither has an MTU. */
 uint16_t iptun_pmtu_tunnel_mtu(const struct netdev *out_dev,
+                               const struct netdev *tnl_dev,
                                const struct ovs_action_push_tnl *push);
 
 /* For 'packet', an inner IPv4 or IPv6 packet (L3, or Ethernet with its L3

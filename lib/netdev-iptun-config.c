@@ -23,6 +23,7 @@
 #include "netdev-native-iptun.h"
 
 #include <errno.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,9 +31,13 @@
 #include "netdev.h"
 #include "netdev-provider.h"
 #include "netdev-vport.h"
+#include "netdev-vport-private.h"
 #include "openvswitch/dynamic-string.h"
+#include "openvswitch/vlog.h"
 #include "packets.h"
 #include "smap.h"
+
+VLOG_DEFINE_THIS_MODULE(iptun_config);
 
 bool
 netdev_iptun_is_iptun_type(const char *type)
@@ -299,4 +304,53 @@ netdev_fou_ipproto(const struct netdev_tunnel_config *tnl_cfg)
 {
     return (tnl_cfg && tnl_cfg->payload_ethertype == htons(ETH_TYPE_IPV6)
             ? IPPROTO_IPV6 : IPPROTO_IPIP);
+}
+
+/* The MTU of an ipip or fou port: the largest inner packet it sends whole,
+ * as a Linux tunnel device's MTU.  Only what the user asked for with the
+ * Interface's mtu_request: without it, there is none (EOPNOTSUPP, as for
+ * the other tunnel types) and the tunnel MTU follows the underlay port the
+ * route to the remote leaves from (iptun_pmtu_tunnel_mtu()). */
+int
+netdev_iptun_get_mtu(const struct netdev *netdev_, int *mtup)
+{
+    struct netdev_vport *netdev = netdev_vport_cast(netdev_);
+    int mtu;
+
+    ovs_mutex_lock(&netdev->mutex);
+    mtu = netdev_->mtu_user_config ? netdev->mtu : 0;
+    ovs_mutex_unlock(&netdev->mutex);
+
+    if (!mtu) {
+        return EOPNOTSUPP;
+    }
+    *mtup = mtu;
+    return 0;
+}
+
+/* Sets the MTU of 'netdev_', an ipip or fou port, to 'mtu' (mtu_request):
+ * from 68 (IPv4's minimum, as Linux's ipip) to 65535.  A value out of range
+ * is refused, and the port is left without an MTU of its own. */
+int
+netdev_iptun_set_mtu(struct netdev *netdev_, int mtu)
+{
+    static struct vlog_rate_limit rl = VLOG_RATE_LIMIT_INIT(5, 5);
+    struct netdev_vport *netdev = netdev_vport_cast(netdev_);
+    int error = 0;
+
+    if (mtu < IPTUN_MIN_MTU || mtu > UINT16_MAX) {
+        VLOG_WARN_RL(&rl, "%s: mtu_request=%d is not from %d to %d",
+                     netdev_get_name(netdev_), mtu, IPTUN_MIN_MTU,
+                     UINT16_MAX);
+        mtu = 0;
+        error = EINVAL;
+    }
+
+    ovs_mutex_lock(&netdev->mutex);
+    if (netdev->mtu != mtu) {
+        netdev->mtu = mtu;
+        netdev_change_seq_changed(netdev_);
+    }
+    ovs_mutex_unlock(&netdev->mutex);
+    return error;
 }

@@ -74,6 +74,13 @@ int netdev_iptun_check_config(const struct netdev *,
                               struct netdev_tunnel_config *,
                               struct ds *errors);
 
+/* The MTU the user set on an ipip or fou port (Interface mtu_request), the
+ * largest inner packet it sends whole; without one, get_mtu returns
+ * EOPNOTSUPP.  Minimum 68, as Linux's ipip devices. */
+#define IPTUN_MIN_MTU 68
+int netdev_iptun_get_mtu(const struct netdev *, int *mtup);
+int netdev_iptun_set_mtu(struct netdev *, int mtu);
+
 /* The one inner IP protocol a fou port sends (options:ipproto): 4 or 41.
  * The kernel datapath's fou device takes it as IFLA_IPTUN_FOU_IPPROTO. */
 uint8_t netdev_fou_ipproto(const struct netdev_tunnel_config *);
