@@ -306,6 +306,16 @@ netdev_fou_ipproto(const struct netdev_tunnel_config *tnl_cfg)
             ? IPPROTO_IPV6 : IPPROTO_IPIP);
 }
 
+/* True if 'netdev' is a port of the kernel datapath, whose tunnel MTU is the
+ * route's (datapath/iptun-pmtu.c). */
+static bool
+is_kernel_port(const struct netdev *netdev)
+{
+    const char *dpif_type = netdev_get_dpif_type(netdev);
+
+    return dpif_type && !strcmp(dpif_type, "system");
+}
+
 /* The MTU of an ipip or fou port: the largest inner packet it sends whole,
  * as a Linux tunnel device's MTU.  Only what the user asked for with the
  * Interface's mtu_request: without it, there is none (EOPNOTSUPP, as for
@@ -318,7 +328,8 @@ netdev_iptun_get_mtu(const struct netdev *netdev_, int *mtup)
     int mtu;
 
     ovs_mutex_lock(&netdev->mutex);
-    mtu = netdev_->mtu_user_config ? netdev->mtu : 0;
+    mtu = netdev_->mtu_user_config && !is_kernel_port(netdev_)
+          ? netdev->mtu : 0;
     ovs_mutex_unlock(&netdev->mutex);
 
     if (!mtu) {
@@ -328,9 +339,10 @@ netdev_iptun_get_mtu(const struct netdev *netdev_, int *mtup)
     return 0;
 }
 
-/* Sets the MTU of 'netdev_', an ipip or fou port, to 'mtu' (mtu_request):
- * from 68 (IPv4's minimum, as Linux's ipip) to 65535.  A value out of range
- * is refused, and the port is left without an MTU of its own. */
+/* Sets the MTU of 'netdev_', an ipip or fou port of the userspace datapath,
+ * to 'mtu' (mtu_request): from 68 (IPv4's minimum, as Linux's ipip) to 65535.
+ * A value out of range is refused, and the port is left without an MTU of its
+ * own. */
 int
 netdev_iptun_set_mtu(struct netdev *netdev_, int mtu)
 {
@@ -338,7 +350,13 @@ netdev_iptun_set_mtu(struct netdev *netdev_, int mtu)
     struct netdev_vport *netdev = netdev_vport_cast(netdev_);
     int error = 0;
 
-    if (mtu < IPTUN_MIN_MTU || mtu > UINT16_MAX) {
+    if (is_kernel_port(netdev_)) {
+        VLOG_WARN_RL(&rl, "%s: mtu_request applies to the userspace "
+                     "datapath; in the kernel datapath, lower the MTU of "
+                     "the route to the remote", netdev_get_name(netdev_));
+        mtu = 0;
+        error = EOPNOTSUPP;
+    } else if (mtu < IPTUN_MIN_MTU || mtu > UINT16_MAX) {
         VLOG_WARN_RL(&rl, "%s: mtu_request=%d is not from %d to %d",
                      netdev_get_name(netdev_), mtu, IPTUN_MIN_MTU,
                      UINT16_MAX);

@@ -19,7 +19,8 @@
  * odp_execute_actions() on one batch of packets of the given sizes, 'steal'
  * as STEAL ("steal" or "keep"), and prints each call the datapath would get
  * (an output, a userspace action) with the sizes of the packets of that
- * call's batch, then the sizes left in the batch.  The netdev-dummy ports of
+ * call's batch, and "(trunc)" if the batch is to be truncated, then the
+ * sizes left in the batch.  The netdev-dummy ports of
  * the unit tests receive one packet per batch, so this is where the batch
  * handling of actions such as check_pkt_len is seen. */
 
@@ -54,6 +55,9 @@ record_action(void *dp OVS_UNUSED, struct dp_packet_batch *batch,
     struct ds s = DS_EMPTY_INITIALIZER;
 
     format_odp_actions(&s, action, action->nla_len, NULL);
+    if (batch->trunc) {
+        ds_put_cstr(&s, " (trunc)");
+    }
     print_sizes(ds_cstr(&s), batch);
     ds_destroy(&s);
     dp_packet_delete_batch(batch, should_steal);

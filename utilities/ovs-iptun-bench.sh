@@ -19,6 +19,10 @@
 #                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
 #   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip
 #                 and fou only; IPTUN_BENCH_NOCACHE=no leaves them out)
+#   encapnp-TYPE  encap-TYPE without the path MTU length check in the
+#                 datapath flow ("dpif/set-dp-features br-int check_pkt_len
+#                 false"; ipip and fou only; IPTUN_BENCH_NOPMTU=no leaves
+#                 them out): what the check costs
 # for TYPE in ipip, fou, fou-csum (options:csum=true), gre
 # (packet_type=legacy_l3), vxlan, geneve, and the dual-stack variants
 # TYPE-XinY, IPv(X) inside, over IPv(Y) (br-phy also has 2001:db8::1/64,
@@ -66,6 +70,7 @@ gre-6in4 ipip-4in6 gre-4in6 fou-4in6 vxlan-4in6 geneve-4in6 ipip-6in6
 gre-6in6}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
 NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
+NOPMTU=${IPTUN_BENCH_NOPMTU:-yes}
 NS=ovs-iptun-bench
 
 if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
@@ -270,11 +275,22 @@ scenario () {
         set_flows "in_port=1,$ip,actions=dec_ttl,output:2"
         measure "$1" "$2" "$3" "$4" br-int "$frames/$inner.pcap" "$5"
         ;;
-    encap-*)
+    encap-*|encapnp-*)
         p=${TUN_PORT[$(tun_port "$t")]}
+        if test "${2%%-*}" = encapnp; then
+            # The same encapsulation without the path MTU length check
+            # (check_pkt_len); the translation leaves it out when the
+            # datapath lacks the action.
+            ovs-appctl dpif/set-dp-features br-int check_pkt_len false \
+                >/dev/null
+        fi
         set_flows "in_port=1,$ip,actions=dec_ttl,output:$p" \
                   "in_port=LOCAL,actions=output:2"
         measure "$1" "$2" "$3" "$4" br-int "$frames/$inner.pcap" "$5"
+        if test "${2%%-*}" = encapnp; then
+            ovs-appctl dpif/set-dp-features br-int check_pkt_len true \
+                >/dev/null
+        fi
         ;;
     decap-*|decapnc-*)
         p=${TUN_PORT[$(tun_port "$t")]}
@@ -307,6 +323,10 @@ for d in encap decap; do
         case $d-$t-$NOCACHE in
         decap-ipip*-yes|decap-fou*-yes)
             SCENARIOS="$SCENARIOS decapnc-$t" ;;
+        esac
+        case $d-$t-$NOPMTU in
+        encap-ipip*-yes|encap-fou*-yes)
+            SCENARIOS="$SCENARIOS encapnp-$t" ;;
         esac
     done
 done
