@@ -49,7 +49,27 @@
 # (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
 # IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no),
 # IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
-# scenario into $OVS_DIR/bench/perf-*.txt).
+# scenario into $OVS_DIR/bench/perf-*.txt), IPTUN_BENCH_INSN=yes (see
+# below).
+#
+# IPTUN_BENCH_INSN=yes counts instructions instead of reading cycles alone:
+# ovs-vswitchd runs under valgrind's callgrind, which counts the
+# instructions that the PMD executes in dp_netdev_input() (the datapath's
+# processing of a received batch: miniflow extraction, the caches and
+# lookups, the actions, recirculation, upcalls if any) and in
+# dp_netdev_pmd_flush_output_packets() (the transmission to the output
+# ports, net_null's transmit included), not the receive (net_pcap) nor
+# the PMD's loop.  A measurement warms up, stops the input (the rx port's
+# admin state: netdev-dpdk/set-admin-state), clears the PMD statistics and
+# zeroes callgrind's counters (callgrind_control -z), lets the traffic in
+# for IPTUN_BENCH_INSN_TIME seconds (default 5), stops it again, dumps the
+# counters (callgrind_control -d): instructions per packet are the dump's
+# total over the PMD's received packets, both of exactly the same packets.
+# results.csv gets them as a 12th column; its cycles and packet rates are
+# then valgrind's (about 20 times slower), not the machine's.
+# IPTUN_BENCH_WARMUP defaults to 3 s in this mode; round 1 keeps each
+# scenario's dump as $OVS_DIR/bench/callgrind-*.out (callgrind_annotate
+# --inclusive=yes shows where the instructions go).
 # Needs root (network namespace, tap device).
 #
 # The builds are utilities/ovs-iptun-build.sh's "dpdk" and "stock".
@@ -71,6 +91,14 @@ gre-6in6}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
 NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
 NOPMTU=${IPTUN_BENCH_NOPMTU:-yes}
+INSN=${IPTUN_BENCH_INSN:-no}
+# How much longer than native daemon start-up and reconfiguration take.
+SLOW=1
+if test "$INSN" = yes; then
+    T=${IPTUN_BENCH_INSN_TIME:-5}
+    WARM=${IPTUN_BENCH_WARMUP:-3}
+    SLOW=5
+fi
 NS=ovs-iptun-bench
 
 if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
@@ -98,7 +126,7 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
     iptun_netns_del $NS
     iptun_netns_add $NS
     trap 'iptun_netns_del $NS' EXIT
-    rm -f "$W/results.csv" "$W/megaflows.txt"
+    rm -f "$W/results.csv" "$W/megaflows.txt" "$W"/callgrind-*.out
     # Everything but the PMD thread (pinned to CPU 1 by pmd-cpu-mask) stays
     # on CPU 0, so that no other thread steals cycles that the PMD counts.
     IPTUN_BENCH_IN_NS=yes ip netns exec $NS taskset -c 0 bash "$0" "$@"
@@ -128,8 +156,21 @@ ovs_start () {
         other_config:dpdk-lcore-mask=0x1 other_config:pmd-cpu-mask=0x2 \
         other_config:pmd-perf-metrics=true \
         other_config:dpdk-extra="--no-huge --legacy-mem -m 1024 --no-pci --file-prefix=$NS"
-    iptun_vswitchd_start "$RUN"
-    ovs-vsctl --timeout=60 wait-until Open_vSwitch . dpdk_initialized=true
+    if test "$INSN" = yes; then
+        # No DPDK or OVS code is counted but the datapath's packet path
+        # (see the header comment); --fair-sched: the busy PMD thread and
+        # the main thread take turns.
+        iptun_vswitchd_start "$RUN" "" valgrind --tool=callgrind \
+            --collect-atstart=no --fair-sched=yes \
+            --toggle-collect=dp_netdev_input \
+            '--toggle-collect=dp_netdev_pmd_flush_output_packets*' \
+            --callgrind-out-file="$RUN/callgrind.out" \
+            --log-file="$RUN/valgrind.log"
+    else
+        iptun_vswitchd_start "$RUN"
+    fi
+    ovs-vsctl --timeout=$((60 * SLOW)) wait-until Open_vSwitch . \
+        dpdk_initialized=true
     ovs-vsctl add-br br-int -- set bridge br-int datapath_type=netdev \
         fail_mode=secure
     add_dpdk_port br-int sink-int net_null0,no-rx=1 2
@@ -139,7 +180,8 @@ ovs_start () {
 add_dpdk_port () {
     ovs-vsctl add-port "$1" "$2" -- set interface "$2" type=dpdk \
         options:dpdk-devargs="$3" ofport_request="$4"
-    if ! ovs-vsctl --timeout=30 wait-until interface "$2" ofport="$4"; then
+    if ! ovs-vsctl --timeout=$((30 * SLOW)) wait-until interface "$2" \
+            ofport="$4"; then
         echo "bench: port $2 ($3) failed: $(ovs-vsctl get interface "$2" error)" >&2
         exit 1
     fi
@@ -193,12 +235,34 @@ tunnels_up () {
             ofport_request="$port"
     done
     # ovs-router learns 192.0.2.0/24 and 2001:db8::/64 from the kernel.
-    for _ in $(seq 50); do
+    for _ in $(seq $((50 * SLOW))); do
         ovs-appctl ovs/route/show > "$W/routes.txt"
         grep -q '192.0.2.0/24 dev br-phy' "$W/routes.txt" \
             && grep -q '2001:db8::/64 dev br-phy' "$W/routes.txt" && break
         sleep 0.1
     done
+}
+
+# insn_window: the IPTUN_BENCH_INSN=yes measurement window (the header
+# comment), with the rx port receiving; leaves the dump of callgrind's
+# counters in $RUN/callgrind.out.N (the only such file) and the rx port
+# down.  No packet is in flight when the counters are zeroed or dumped, so
+# that the instructions and the PMD's statistics count the same packets.
+insn_window () {
+    local pid
+    pid=$(cat "$RUN/ovs-vswitchd.pid")
+    ovs-appctl netdev-dpdk/set-admin-state rx down >/dev/null
+    sleep 0.5
+    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+    # (The PMD thread clears its statistics in its next iteration.)
+    sleep 0.5
+    rm -f "$RUN"/callgrind.out.*
+    callgrind_control -z "$pid" >/dev/null
+    ovs-appctl netdev-dpdk/set-admin-state rx up >/dev/null
+    sleep "$T"
+    ovs-appctl netdev-dpdk/set-admin-state rx down >/dev/null
+    sleep 0.5
+    callgrind_control -d "$pid" >/dev/null
 }
 
 N_RX=0
@@ -207,12 +271,16 @@ N_RX=0
 # and appends one measurement to results.csv.
 measure () {
     local build=$1 scen=$2 flows=$3 size=$4 br=$5 pcap=$6 round=$7
-    local out rx kpps cyc passes tx upcalls
+    local out rx kpps cyc passes tx upcalls insn="" ir dumps
     N_RX=$((N_RX + 1))
     add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
     sleep "$WARM"
-    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
-    sleep "$T"
+    if test "$INSN" = yes; then
+        insn_window
+    else
+        ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+        sleep "$T"
+    fi
     out=$(ovs-appctl dpif-netdev/pmd-perf-show)
     read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
     passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
@@ -229,10 +297,27 @@ measure () {
         ovs-appctl dpctl/dump-flows >&2
         exit 1
     fi
-    echo "$build,$scen,$flows,$size,$round,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx" \
+    if test "$INSN" = yes; then
+        dumps=("$RUN"/callgrind.out.*)
+        ir=$(sed -n 's/^summary: *\([0-9]*\)$/\1/p' "${dumps[0]}")
+        if test ${#dumps[@]} != 1 || test -z "$ir"; then
+            echo "bench: $build $scen $flows $size: no callgrind dump" >&2
+            exit 1
+        fi
+        insn=$(awk -v ir="$ir" -v rx="$rx" 'BEGIN { printf "%.2f", ir / rx }')
+        if test "${upcalls:-0}" != 0; then
+            echo "bench: $build $scen $flows $size: $upcalls upcalls in" \
+                 "the window (counted in the instructions)" >&2
+        fi
+        if test "$round" = 1; then
+            mv "${dumps[0]}" "$W/callgrind-$build-$scen-$flows-$size.out"
+        fi
+    fi
+    echo "$build,$scen,$flows,$size,$round,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx${insn:+,$insn}" \
         >> "$W/results.csv"
-    printf 'bench: %-5s round %s %-16s %5s flows %3s B: %s cycles/pkt, %s Kpps\n' \
-        "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps"
+    printf 'bench: %-5s round %s %-16s %5s flows %3s B: %s cycles/pkt, %s Kpps%s\n' \
+        "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps" \
+        "${insn:+, $insn insn/pkt}"
     if test "$round" = 1; then
         if test "${IPTUN_BENCH_PERF:-no}" = yes; then
             # Where the PMD's cycles go: a 2-second profile of CPU 1.

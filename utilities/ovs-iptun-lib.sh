@@ -26,8 +26,18 @@
 #                                pid and log files in DIR)
 #   iptun_ovsdb_start DIR SCHEMA creates DIR/conf.db, starts ovsdb-server on
 #                                DIR/db.sock and initialises the database
-#   iptun_vswitchd_start DIR [NETNS]  starts ovs-vswitchd on DIR/db.sock, in
-#                                network namespace NETNS if given
+#   iptun_vswitchd_start DIR [NETNS [WRAPPER...]]  starts ovs-vswitchd on
+#                                DIR/db.sock, in network namespace NETNS if
+#                                given (not empty); with WRAPPER (a command
+#                                and its arguments, e.g. valgrind), runs
+#                                "WRAPPER... ovs-vswitchd ..." in the
+#                                background instead of detaching (a daemon
+#                                that forks leaves valgrind's gdbserver,
+#                                which callgrind_control talks to, behind),
+#                                its output in DIR/ovs-vswitchd.out, and
+#                                returns when it answers ovs-appctl (needs
+#                                the build's ovs-appctl on PATH), 300 s at
+#                                most
 #   iptun_ovs_stop DIR           stops the ovs-vswitchd and ovsdb-server of
 #                                DIR (SIGTERM; SIGKILL after 10 s)
 #   iptun_netns_add NAME         network namespace NAME with lo up and IPv6
@@ -88,16 +98,30 @@ iptun_ovsdb_start () {
 }
 
 iptun_vswitchd_start () {
-    local d=$1
-    if test -n "${2:-}"; then
-        set -- ip netns exec "$2"
-    else
-        set --
-    fi
-    "$@" env OVS_RUNDIR="$d" OVS_LOGDIR="$d" OVS_DBDIR="$d" \
-        OVS_SYSCONFDIR="$d" ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
+    local d=$1 ns=${2:-} detach=--detach n=0
+    shift
+    test $# = 0 || shift
+    test $# = 0 || detach=
+    set -- env OVS_RUNDIR="$d" OVS_LOGDIR="$d" OVS_DBDIR="$d" \
+        OVS_SYSCONFDIR="$d" "$@" ovs-vswitchd "unix:$d/db.sock" -vconsole:off \
         --pidfile="$d/ovs-vswitchd.pid" --log-file="$d/ovs-vswitchd.log" \
-        --detach --no-chdir
+        ${detach:+"$detach"} --no-chdir
+    if test -n "$ns"; then
+        set -- ip netns exec "$ns" "$@"
+    fi
+    if test -n "$detach"; then
+        "$@"
+        return
+    fi
+    "$@" > "$d/ovs-vswitchd.out" 2>&1 < /dev/null &
+    until iptun_on "$d" ovs-appctl -T 10 version > /dev/null 2>&1; do
+        n=$((n + 1))
+        if test $n -gt 300 || ! kill -0 $! 2>/dev/null; then
+            echo "ovs-vswitchd did not start (see $d/ovs-vswitchd.out)" >&2
+            return 1
+        fi
+        sleep 1
+    done
 }
 
 iptun_ovs_stop () {
