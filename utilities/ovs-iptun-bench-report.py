@@ -5,14 +5,19 @@
 #
 # RESULTS.CSV has one line per measurement (utilities/ovs-iptun-bench.sh):
 #   build,scenario,flows,size,round,cycles_per_pkt,kpps,passes,upcalls,rx,tx
+#   [,insn_per_pkt]
 # where build is "ours" (all scenarios) or, for the baseline rounds,
 # "ours-base" and "stock-base" (plain forwarding only); scenario
 # "decapnc-TYPE" is "decap-TYPE" without the tunnel termination cache,
-# "encapnp-TYPE" "encap-TYPE" without the path MTU length check.
+# "encapnp-TYPE" "encap-TYPE" without the path MTU length check, and
+# insn_per_pkt (IPTUN_BENCH_INSN=yes runs only) the instructions per packet
+# that callgrind counted.
 # Prints the median cycles/packet and Mpps per scenario, the ratios the
 # issue sets targets for (with "met" or "MISSED"), the outer megaflow counts
 # of the 10,000-flow scenarios, and draws the cycles/packet chart with
-# gnuplot when PLOT.PNG is given.
+# gnuplot when PLOT.PNG is given.  With instruction counts, also the median
+# instructions/packet, the spread of the rounds and the same ratios on
+# instructions; the chart then shows instructions.
 
 import collections
 import os
@@ -36,22 +41,35 @@ def plain_of(t):
     return "plain6" if "-6in" in t else "plain"
 
 
+# Indexes of the per-scenario statistics that load() returns.
+CYC, KPPS, PASSES, N, SPREAD, CYC_MIN, INSN, INSN_SPREAD = range(8)
+
+
+def spread(vals):
+    """(max - min) / median of vals."""
+    return (max(vals) - min(vals)) / statistics.median(vals)
+
+
 def load(path):
     runs = collections.defaultdict(list)
     with open(path) as f:
         for line in f:
-            b, scen, flows, size, _, cyc, kpps, passes, upcalls = \
-                line.strip().split(",")[:9]
+            fields = line.strip().split(",")
+            b, scen, flows, size, _, cyc, kpps, passes, upcalls = fields[:9]
+            insn = fields[11] if len(fields) > 11 and fields[11] else None
             runs[(b, scen, int(flows), int(size))].append(
-                (float(cyc), float(kpps), float(passes or 0)))
+                (float(cyc), float(kpps), float(passes or 0),
+                 float(insn) if insn is not None else None))
     med = {}
     for key, vals in runs.items():
         cyc = [v[0] for v in vals]
+        insn = [v[3] for v in vals if v[3] is not None]
         med[key] = (statistics.median(cyc),
                     statistics.median(v[1] for v in vals),
                     statistics.median(v[2] for v in vals), len(vals),
-                    (max(cyc) - min(cyc)) / statistics.median(cyc),
-                    min(cyc))
+                    spread(cyc), min(cyc),
+                    statistics.median(insn) if insn else None,
+                    spread(insn) if insn else None)
     return med
 
 
@@ -83,16 +101,22 @@ def main():
     scens += ["encapnp-%s" % t for t in TYPES]
     scens = [s for s in scens if any(("ours", s) + c in med for c in combos)]
 
-    def get(scen, c, build="ours", stat=0):
+    def get(scen, c, build="ours", stat=CYC):
         v = med.get((build, scen) + c)
         return v[stat] if v else None
 
+    insn = any(v[INSN] is not None for v in med.values())
+    under = " (under valgrind)" if insn else ""
     rows = [("ours", s) for s in scens]
     if any(k[0] == "stock-base" for k in med):
         rows[1:1] = [("ours-base", "plain"), ("stock-base", "plain")]
-    for title, stat in (("cycles/packet (median) and Mpps, one PMD thread",
-                         0),
-                        ("cycles/packet, the lowest of the rounds", 5)):
+    tables = [("cycles/packet (median) and Mpps, one PMD thread" + under,
+               CYC),
+              ("cycles/packet, the lowest of the rounds" + under, CYC_MIN)]
+    if insn:
+        tables[:0] = [("instructions/packet (median; spread of the rounds, "
+                       "(max - min) / median)", INSN)]
+    for title, stat in tables:
         print(title)
         print("%-20s" % "scenario" + "".join(
             "%20s" % ("%d flows %d B" % c) for c in combos))
@@ -100,22 +124,30 @@ def main():
             cells = []
             for c in combos:
                 v = med.get((b, s) + c)
-                if not v:
+                if not v or v[stat] is None:
                     cells.append("%20s" % "-")
-                elif stat == 0:
+                elif stat == CYC:
                     cells.append("%20s" % ("%.0f  %.2f" % (v[0], v[1] / 1000)))
+                elif stat == INSN:
+                    cells.append("%20s" % ("%.1f  %.3f%%"
+                                           % (v[INSN], 100 * v[INSN_SPREAD])))
                 else:
                     cells.append("%20.0f" % v[stat])
             name = {"ours": s, "ours-base": "plain (baseline)",
                     "stock-base": "plain (stock)"}[b]
             print("%-20s" % name + "".join(cells))
         print()
-    spreads = sorted(v[4] for v in med.values() if v[3] > 1)
-    if spreads:
-        print("spread of a scenario's rounds, (max - min) / median: "
-              "median %.0f %%, largest %.0f %% (%d rounds)"
-              % (100 * statistics.median(spreads), 100 * spreads[-1],
-                 max(v[3] for v in med.values())))
+    rounds = max(v[N] for v in med.values())
+    for name, stat, fmt in ((", cycles" + under if insn else "", SPREAD,
+                             "%.0f"),
+                            (", instructions", INSN_SPREAD, "%.3f")):
+        spreads = sorted(v[stat] for v in med.values()
+                         if v[N] > 1 and v[stat] is not None)
+        if spreads:
+            print(("spread of a scenario's rounds, (max - min) / median%s: "
+                   "median " + fmt + " %%, largest " + fmt + " %% (%d rounds)")
+                  % (name, 100 * statistics.median(spreads),
+                     100 * spreads[-1], rounds))
 
     checks = []
     for t, ref in REFERENCE.items():
@@ -141,16 +173,22 @@ def main():
                            "encapnp-" + t, "ours", 1.02))
     checks.append(("plain ours / stock", "plain", "plain", "stock-base",
                    None))
-    missed = 0
-    for title, stat in (("ratios of medians (target)", 0),
-                        ("ratios of the lowest values (target)", 5)):
+    missed = missed_insn = 0
+    tables = [("ratios of medians (target)" + under, CYC),
+              ("ratios of the lowest values (target)" + under, CYC_MIN)]
+    if insn:
+        tables[:0] = [("ratios of medians, instructions/packet (target)",
+                       INSN)]
+    for title, stat in tables:
         print()
         print(title)
         print("%-38s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
                                           for c in combos) + "   target")
         n = ratio_table(checks, combos, get, stat)
-        if stat == 0:
+        if stat == CYC:
             missed = n
+        elif stat == INSN:
+            missed_insn = n
 
     print()
     print("outer megaflows with the most inner flows (target <= 2)")
@@ -163,11 +201,15 @@ def main():
 
     if len(sys.argv) > 3:
         plot(sys.argv[3], med, scens, combos,
-             "stock-base" in {k[0] for k in med})
+             "stock-base" in {k[0] for k in med}, INSN if insn else CYC)
         print()
-        print("chart: %s" % sys.argv[3])
+        print("chart: %s%s" % (sys.argv[3], " (instructions/packet)"
+                               if insn else ""))
     print()
-    print("%d target(s) missed (ratios of medians)" % missed)
+    print("%d target(s) missed (ratios of medians%s)" % (missed, under))
+    if insn:
+        print("%d target(s) missed (ratios of medians, instructions)"
+              % missed_insn)
 
 
 def ratio_table(checks, combos, get, stat):
@@ -205,7 +247,8 @@ def ratio_table(checks, combos, get, stat):
         print("%-38s" % name + "".join(cells) + "   " + target + verdict)
     return missed
 
-def plot(png, med, scens, combos, stock):
+
+def plot(png, med, scens, combos, stock, stat=CYC):
     names = [("ours", s) for s in scens]
     if stock:
         names[1:1] = [("ours-base", "plain"), ("stock-base", "plain")]
@@ -216,7 +259,8 @@ def plot(png, med, scens, combos, stock):
                      "stock-base": "plain-stock"}[b]
             vals = [med.get((b, s) + c) for c in combos]
             f.write('"%s" %s\n' % (label, " ".join(
-                "%.1f" % v[0] if v else "NaN" for v in vals)))
+                "%.1f" % v[stat] if v and v[stat] is not None else "NaN"
+                for v in vals)))
         data = f.name
     cols = ", ".join(
         "'%s' using %d:xtic(1) title '%d flows, %d B'"
@@ -229,12 +273,13 @@ set output '%s'
 set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.8 border -1
-set ylabel 'cycles per packet (median, one PMD)'
+set ylabel '%s'
 set xtics rotate by -40
 set key top left
 set grid ytics
 plot %s
-""" % (png, cols)
+""" % (png, "instructions per packet (median, callgrind)" if stat == INSN
+       else "cycles per packet (median, one PMD)", cols)
     subprocess.run(["gnuplot"], input=script, text=True, check=True)
     os.unlink(data)
 

@@ -59,17 +59,21 @@
 # lookups, the actions, recirculation, upcalls if any) and in
 # dp_netdev_pmd_flush_output_packets() (the transmission to the output
 # ports, net_null's transmit included), not the receive (net_pcap) nor
-# the PMD's loop.  A measurement warms up, stops the input (the rx port's
-# admin state: netdev-dpdk/set-admin-state), clears the PMD statistics and
-# zeroes callgrind's counters (callgrind_control -z), lets the traffic in
-# for IPTUN_BENCH_INSN_TIME seconds (default 5), stops it again, dumps the
+# the PMD's loop.  A measurement starts a new PMD thread (pmd-cpu-mask to
+# CPU 0 and back: empty caches, whatever earlier scenarios left in them),
+# warms up, stops the input (the rx port's admin state:
+# netdev-dpdk/set-admin-state), clears the PMD statistics and zeroes
+# callgrind's counters (callgrind_control -z), lets the traffic in for
+# IPTUN_BENCH_INSN_TIME seconds (default 5), stops it again, dumps the
 # counters (callgrind_control -d): instructions per packet are the dump's
 # total over the PMD's received packets, both of exactly the same packets.
 # results.csv gets them as a 12th column; its cycles and packet rates are
 # then valgrind's (about 20 times slower), not the machine's.
-# IPTUN_BENCH_WARMUP defaults to 3 s in this mode; round 1 keeps each
-# scenario's dump as $OVS_DIR/bench/callgrind-*.out (callgrind_annotate
-# --inclusive=yes shows where the instructions go).
+# IPTUN_BENCH_WARMUP defaults to 3 s in this mode, plus 3 s per 1,000
+# flows (the exact-match cache, which takes one miss in 100, needs some 700
+# packets per flow to settle).  Round 1 keeps each scenario's dump as
+# $OVS_DIR/bench/callgrind-*.out (callgrind_annotate --inclusive=yes shows
+# where the instructions go).
 # Needs root (network namespace, tap device).
 #
 # The builds are utilities/ovs-iptun-build.sh's "dpdk" and "stock".
@@ -99,6 +103,15 @@ if test "$INSN" = yes; then
     WARM=${IPTUN_BENCH_WARMUP:-3}
     SLOW=5
 fi
+
+# warmup FLOWS: the warm-up time (s) for FLOWS flows.
+warmup () {
+    if test "$INSN" = yes && test -z "${IPTUN_BENCH_WARMUP:-}"; then
+        echo $((WARM + 3 * $1 / 1000))
+    else
+        echo "$WARM"
+    fi
+}
 NS=ovs-iptun-bench
 
 if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
@@ -243,26 +256,56 @@ tunnels_up () {
     done
 }
 
+# callgrind CMD: callgrind_control CMD for our ovs-vswitchd; quiet unless it
+# fails.
+callgrind () {
+    local out
+    if ! out=$(callgrind_control "$1" "$(cat "$RUN/ovs-vswitchd.pid")" 2>&1)
+    then
+        echo "bench: callgrind_control $1 failed: $out" >&2
+        exit 1
+    fi
+}
+
+# fresh_pmd: replaces the PMD thread by a new one, with empty caches (the
+# exact-match cache keeps the dead entries of earlier scenarios, and they
+# decide where a new flow's entry goes, a few instructions per packet), by
+# moving it to CPU 0 and back.
+fresh_pmd () {
+    local core n
+    for core in 0 1; do
+        ovs-vsctl set Open_vSwitch . other_config:pmd-cpu-mask=0x$((1 << core))
+        n=0
+        until ovs-appctl dpif-netdev/pmd-rxq-show | grep -q "core_id $core:"
+        do
+            n=$((n + 1))
+            if test $n -gt 300; then
+                echo "bench: no PMD thread on CPU $core" >&2
+                exit 1
+            fi
+            sleep 0.2
+        done
+    done
+}
+
 # insn_window: the IPTUN_BENCH_INSN=yes measurement window (the header
 # comment), with the rx port receiving; leaves the dump of callgrind's
 # counters in $RUN/callgrind.out.N (the only such file) and the rx port
 # down.  No packet is in flight when the counters are zeroed or dumped, so
 # that the instructions and the PMD's statistics count the same packets.
 insn_window () {
-    local pid
-    pid=$(cat "$RUN/ovs-vswitchd.pid")
     ovs-appctl netdev-dpdk/set-admin-state rx down >/dev/null
     sleep 0.5
     ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
     # (The PMD thread clears its statistics in its next iteration.)
     sleep 0.5
     rm -f "$RUN"/callgrind.out.*
-    callgrind_control -z "$pid" >/dev/null
+    callgrind -z
     ovs-appctl netdev-dpdk/set-admin-state rx up >/dev/null
     sleep "$T"
     ovs-appctl netdev-dpdk/set-admin-state rx down >/dev/null
     sleep 0.5
-    callgrind_control -d "$pid" >/dev/null
+    callgrind -d
 }
 
 N_RX=0
@@ -273,8 +316,11 @@ measure () {
     local build=$1 scen=$2 flows=$3 size=$4 br=$5 pcap=$6 round=$7
     local out rx kpps cyc passes tx upcalls insn="" ir dumps
     N_RX=$((N_RX + 1))
+    if test "$INSN" = yes; then
+        fresh_pmd
+    fi
     add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
-    sleep "$WARM"
+    sleep "$(warmup "$flows")"
     if test "$INSN" = yes; then
         insn_window
     else
