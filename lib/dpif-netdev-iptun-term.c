@@ -100,7 +100,7 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                     bool add)
 {
     bool ipip = !strcmp(type, "ipip");
-    bool fou = !strcmp(type, "fou");
+    bool fou = !strcmp(type, "fou") || !strcmp(type, "gue");
     uint32_t odp = odp_to_u32(odp_port);
 
     ovs_mutex_lock(&term_mutex);

@@ -64,7 +64,8 @@ iptun_pmtu_tunnel_mtu(const struct netdev *out_dev,
     int dev_mtu;
 
     if (push->tnl_type != OVS_VPORT_TYPE_IPIP
-        && push->tnl_type != OVS_VPORT_TYPE_FOU) {
+        && push->tnl_type != OVS_VPORT_TYPE_FOU
+        && push->tnl_type != OVS_VPORT_TYPE_GUE) {
         return 0;
     }
     if (!netdev_get_mtu(out_dev, &dev_mtu)) {

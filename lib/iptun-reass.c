@@ -118,7 +118,7 @@ void
 iptun_reass_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                      bool add)
 {
-    if (strcmp(type, "fou")) {
+    if (strcmp(type, "fou") && strcmp(type, "gue")) {
         return;
     }
     ovs_mutex_lock(&ports_mutex);
@@ -239,7 +239,7 @@ reass_log(const struct reass_dgram *d, const char *why)
         struct ds s = DS_EMPTY_INITIALIZER;
 
         ds_put_format(&s, "%s: dropping the fragments of the datagram ",
-                      d->owner ? "fou" : "ipip");
+                      d->owner ? "fou/gue" : "ipip");
         ipv6_format_mapped(&d->key.src, &s);
         ds_put_cstr(&s, " > ");
         ipv6_format_mapped(&d->key.dst, &s);
@@ -535,7 +535,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         VLOG_WARN_RL(&rl, "%s: dropping a fragment: fragments waiting for "
                      "reassembly hold %"PRIuSIZE" bytes, "
                      "other_config:iptun-reass-max-bytes is %"PRIuSIZE,
-                     owner ? "fou" : "ipip", mem_used, max_bytes);
+                     owner ? "fou/gue" : "ipip", mem_used, max_bytes);
         dp_packet_delete(frag);
         if (ovs_list_is_empty(&d->frags)) {
             reass_destroy(d);

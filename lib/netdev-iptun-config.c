@@ -42,7 +42,15 @@ VLOG_DEFINE_THIS_MODULE(iptun_config);
 bool
 netdev_iptun_is_iptun_type(const char *type)
 {
-    return !strcmp(type, "ipip") || !strcmp(type, "fou");
+    return !strcmp(type, "ipip") || !strcmp(type, "fou")
+           || !strcmp(type, "gue");
+}
+
+/* fou and gue: ovs-iptun's UDP tunnel types. */
+static bool
+is_iptun_udp_type(const char *type)
+{
+    return !strcmp(type, "fou") || !strcmp(type, "gue");
 }
 
 /* Parses 'value' as an integer in 'base' (0: C syntax, as "0x28") from 'min'
@@ -128,12 +136,14 @@ check_iptun_options(const char *name, const char *type,
         }
     }
 
-    if (!strcmp(type, "fou")) {
-        /* Foo-over-UDP has no assigned port, and Linux no default. */
+    if (is_iptun_udp_type(type)) {
+        /* Foo-over-UDP has no assigned port, and Linux no default for fou
+         * or gue (the GUE draft's 6080 is not assigned). */
         dst_port = smap_get(args, "dst_port");
         if (!dst_port) {
-            ds_put_format(errors, "%s: fou tunnels need 'dst_port' (the UDP "
-                          "port the peer's fou receives on)\n", name);
+            ds_put_format(errors, "%s: %s tunnels need 'dst_port' (the UDP "
+                          "port the peer's %s receives on)\n", name, type,
+                          type);
             err = EINVAL;
         } else if (!parse_int_range(dst_port, 10, 1, 65535, &n)) {
             ds_put_format(errors, "%s: invalid 'dst_port' %s (expected 1 to "
@@ -149,7 +159,7 @@ static bool
 is_udp_tunnel_type(const char *type)
 {
     static const char *const udp_types[] = {
-        "fou", "vxlan", "geneve", "gtpu", "lisp", "bareudp",
+        "fou", "gue", "vxlan", "geneve", "gtpu", "lisp", "bareudp",
     };
 
     for (size_t i = 0; i < ARRAY_SIZE(udp_types); i++) {
@@ -162,10 +172,10 @@ is_udp_tunnel_type(const char *type)
 
 /* tnl-ports delivers a UDP port's packets to the first tunnel type that
  * listened on it, so a fou port and a port of another UDP tunnel type on the
- * same UDP port would silently shadow one another.  Returns EEXIST (and says
+ * same UDP port (or a gue port) would silently shadow one another.  Returns EEXIST (and says
  * why in 'errors') if 'dev' (of 'type', configured as 'tnl_cfg') and 'other'
  * (of 'other_type', configured as 'other_cfg'), both UDP tunnels on the same
- * UDP port, are of different types and one of them is fou. */
+ * UDP port, are of different types and one of them is fou or gue. */
 static int
 check_udp_port_clash(const struct netdev *dev, const char *type,
                      const struct netdev_tunnel_config *tnl_cfg,
@@ -175,7 +185,7 @@ check_udp_port_clash(const struct netdev *dev, const char *type,
 {
     if (!tnl_cfg->dst_port || other_cfg->dst_port != tnl_cfg->dst_port
         || !strcmp(other_type, type)
-        || (strcmp(type, "fou") && strcmp(other_type, "fou"))
+        || (!is_iptun_udp_type(type) && !is_iptun_udp_type(other_type))
         || !is_udp_tunnel_type(type) || !is_udp_tunnel_type(other_type)) {
         return 0;
     }
@@ -235,7 +245,7 @@ check_same_endpoints(const struct netdev *dev, const char *type,
                   "tunnels have no key: a port is identified by its "
                   "local_ip and remote_ip%s)\n", netdev_get_name(dev), type,
                   netdev_get_name(other), type,
-                  strcmp(type, "fou") ? "" : " on its dst_port");
+                  is_iptun_udp_type(type) ? " on its dst_port" : "");
     return EEXIST;
 }
 

@@ -184,7 +184,7 @@ static void *
 iptun_pop_outer6(struct dp_packet *packet, const char *type,
                  unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
-    bool fou = !strcmp(type, "fou");
+    bool fou = strcmp(type, "ipip") != 0;      /* fou or gue: UDP. */
     const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
     uint32_t l3_size = dp_packet_l3_size(packet);
     struct flow_tnl *tnl = &packet->md.tunnel;
@@ -607,69 +607,382 @@ fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
-/* Removes the Ethernet, outer IPv4 or IPv6 and UDP headers of 'packet',
- * records the outer addresses, TOS, TTL and UDP ports (and whether it had a
- * checksum) in its tunnel metadata and marks it as an IPv4 or IPv6 packet by
- * the inner version.  Frees 'packet' and returns NULL if the outer headers
- * are not valid: UDP length larger than the IP payload or smaller than the
- * UDP header, a nonzero UDP checksum that is wrong (a zero checksum means
- * none, over IPv6 too, as Linux's fou accepts it), or an inner packet that
- * is not consistent IPv4 or IPv6. */
-struct dp_packet *
-netdev_fou_pop_header(struct dp_packet *packet)
+/* Why iptun_pop_udp() did not return a UDP header. */
+enum iptun_udp_drop {
+    IPTUN_UDP_HELD,             /* An outer fragment, kept for reassembly. */
+    IPTUN_UDP_BAD_OUTER,        /* Bad outer IPv4 or IPv6 header. */
+    IPTUN_UDP_BAD_LEN,          /* UDP length does not fit. */
+    IPTUN_UDP_BAD_CSUM,         /* Wrong nonzero UDP checksum. */
+};
+
+/* The outer part of fou's and gue's pop: checks the outer IPv4 or IPv6 and
+ * UDP headers of '*packetp' (reassembling outer fragments first), records
+ * the outer addresses, TOS, TTL and UDP ports (and whether it had a
+ * checksum) in its tunnel metadata and returns the UDP header, with the
+ * length of the headers up to it in '*hlen' and the UDP length in
+ * '*udp_len'.  Returns NULL with the reason in '*why' if the packet is not
+ * good: UDP length larger than the IP payload or smaller than the UDP
+ * header, a nonzero UDP checksum that is wrong (a zero checksum means none,
+ * over IPv6 too, as Linux's fou and gue accept it).  For IPTUN_UDP_HELD,
+ * '*packetp' is NULL; otherwise the caller drops '*packetp'. */
+static const struct udp_header *
+iptun_pop_udp(struct dp_packet **packetp, const char *type,
+              unsigned int *hlen, unsigned int *udp_len,
+              enum iptun_udp_drop *why)
 {
     const struct udp_header *udp;
-    unsigned int hlen, l4_len, udp_len;
+    struct dp_packet *packet;
+    unsigned int l4_len, len;
     struct flow_tnl *tnl;
     ovs_be16 claim = 0;
     uint8_t proto;
 
-    udp = iptun_pop_outer(packet, "fou", &hlen, &l4_len, &proto, &claim);
+    udp = iptun_pop_outer(*packetp, type, hlen, &l4_len, &proto, &claim);
     if (OVS_UNLIKELY(udp && proto == IPPROTO_FRAGMENT)) {
-        udp = iptun_pop_outer_reass(&packet, (void *) udp, "fou", &hlen,
+        udp = iptun_pop_outer_reass(packetp, (void *) udp, type, hlen,
                                     &l4_len, &proto, claim);
-        if (!packet) {
+        if (!*packetp) {
+            *why = IPTUN_UDP_HELD;
             return NULL;
         }
     }
     if (!udp) {
-        COVERAGE_INC(fou_pop_bad_outer);
-        goto drop;
+        *why = IPTUN_UDP_BAD_OUTER;
+        return NULL;
     }
-    /* (Of the reassembled datagram if 'packet' was a fragment.) */
+    /* (Of the reassembled datagram if it was a fragment.) */
+    packet = *packetp;
     tnl = &packet->md.tunnel;
 
     /* As Linux's udp_rcv(): a UDP length beyond the IPv4 payload is an
      * error, a shorter one trims the payload. */
-    udp_len = l4_len >= UDP_HEADER_LEN ? ntohs(udp->udp_len) : 0;
-    if (udp_len < UDP_HEADER_LEN || udp_len > l4_len) {
-        COVERAGE_INC(fou_pop_bad_udp_len);
-        VLOG_WARN_RL(&err_rl, "fou: dropping packet with UDP length %u in "
-                     "an IP payload of %u bytes", udp_len, l4_len);
-        goto drop;
+    len = l4_len >= UDP_HEADER_LEN ? ntohs(udp->udp_len) : 0;
+    if (len < UDP_HEADER_LEN || len > l4_len) {
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with UDP length %u in "
+                     "an IP payload of %u bytes", type, len, l4_len);
+        *why = IPTUN_UDP_BAD_LEN;
+        return NULL;
     }
 
     if (udp->udp_csum) {
         if (!dp_packet_l4_checksum_valid(packet)
-            && !fou_udp_csum_ok(dp_packet_l3(packet), udp, udp_len)) {
-            COVERAGE_INC(fou_pop_bad_udp_csum);
-            VLOG_WARN_RL(&err_rl, "fou: dropping packet with a bad UDP "
-                         "checksum");
-            goto drop;
+            && !fou_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
+            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a bad UDP "
+                         "checksum", type);
+            *why = IPTUN_UDP_BAD_CSUM;
+            return NULL;
         }
         tnl->flags |= FLOW_TNL_F_CSUM;
     }
     tnl->tp_src = udp->udp_src;
     tnl->tp_dst = udp->udp_dst;
+    *hlen += UDP_HEADER_LEN;
+    *udp_len = len;
+    return udp;
+}
+
+/* Makes 'packet' the inner IPv4 or IPv6 packet, by its version nibble, at
+ * offset 'hlen', of 'len' bytes; false if it is no consistent packet. */
+static bool
+iptun_pop_inner_any(struct dp_packet *packet, const char *type,
+                    unsigned int hlen, unsigned int len)
+{
+    const uint8_t *inner = (const uint8_t *) dp_packet_data(packet) + hlen;
+
+    return len && IP_VER(inner[0]) == 6
+           ? iptun_pop_inner6(packet, type, hlen, len)
+           : iptun_pop_inner(packet, type, hlen, len);
+}
+
+/* Removes the Ethernet, outer IPv4 or IPv6 and UDP headers of 'packet'
+ * (iptun_pop_udp()) and marks it as an IPv4 or IPv6 packet by the inner
+ * version.  Frees 'packet' and returns NULL if the outer headers are not
+ * valid or the inner packet is not consistent IPv4 or IPv6. */
+struct dp_packet *
+netdev_fou_pop_header(struct dp_packet *packet)
+{
+    enum iptun_udp_drop why;
+    unsigned int hlen, udp_len;
+
+    if (!iptun_pop_udp(&packet, "fou", &hlen, &udp_len, &why)) {
+        if (why == IPTUN_UDP_HELD) {
+            return NULL;
+        } else if (why == IPTUN_UDP_BAD_OUTER) {
+            COVERAGE_INC(fou_pop_bad_outer);
+        } else if (why == IPTUN_UDP_BAD_LEN) {
+            COVERAGE_INC(fou_pop_bad_udp_len);
+        } else {
+            COVERAGE_INC(fou_pop_bad_udp_csum);
+        }
+        goto drop;
+    }
 
     /* The inner packet's version nibble tells IPv4 from IPv6, whatever the
      * port's 'ipproto' (which decides what it sends). */
-    hlen += UDP_HEADER_LEN;
-    if (udp_len > UDP_HEADER_LEN
-        && IP_VER(((const uint8_t *) (udp + 1))[0]) == 6
-        ? !iptun_pop_inner6(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)
-        : !iptun_pop_inner(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)) {
+    if (!iptun_pop_inner_any(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)) {
         COVERAGE_INC(fou_pop_bad_inner);
+        goto drop;
+    }
+    return packet;
+
+drop:
+    dp_packet_delete(packet);
+    return NULL;
+}
+
+/* gue: Generic UDP Encapsulation (draft-ietf-intarea-gue), as Linux's "ip
+ * fou add port N gue [-6]" receives and an "ipip|sit|ip6tnl ... encap gue"
+ * device sends it: after the UDP header, a variant 0 header
+ *
+ *    0                   1                   2                   3
+ *    0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *   |Ver|C|  Hlen   | Proto/ctype   |        Standard flags       |P|
+ *   ~                 optional fields, Hlen 32-bit words            ~
+ *
+ * and the inner IPv4 (protocol 4) or IPv6 (41) packet, or, variant 1, the
+ * inner IPv4 or IPv6 packet directly (its version nibble 4 or 6 makes Ver
+ * 1).  Of the flags Linux knows one, P: private flags in the first optional
+ * word, of which it knows one, remote checksum offload (RFC 7605's
+ * "remcsum"), whose 4-byte field follows (checksum start and offset,
+ * counted from the inner packet). */
+
+#define GUE_HLEN 4                      /* The base header. */
+#define GUE_VER_SHIFT 6
+#define GUE_C 0x20                      /* Byte 0: control message. */
+#define GUE_HLEN_MASK 0x1f              /* Byte 0: optional words. */
+#define GUE_FLAG_PRIV 0x0001            /* Flags (host order): P. */
+#define GUE_PFLAG_REMCSUM 0x80000000    /* Private flags: remcsum. */
+
+COVERAGE_DEFINE(gue_build_non_ip);
+COVERAGE_DEFINE(gue_pop_bad_outer);
+COVERAGE_DEFINE(gue_pop_bad_udp_len);
+COVERAGE_DEFINE(gue_pop_bad_udp_csum);
+COVERAGE_DEFINE(gue_pop_bad_header);
+COVERAGE_DEFINE(gue_pop_control);
+COVERAGE_DEFINE(gue_pop_bad_proto);
+COVERAGE_DEFINE(gue_pop_bad_remcsum);
+COVERAGE_DEFINE(gue_pop_bad_inner);
+
+/* Builds the Ethernet + IPv4 or IPv6 + UDP + GUE header template: fou's
+ * (source port, length and checksum per packet, the checksum over IPv6
+ * always and over IPv4 with options:csum=true), then a variant 0 data
+ * header without optional fields naming the inner protocol, 4 or 41, as
+ * Linux's __gue_build_header() writes it without remote checksum offload.
+ * The megaflow matches the packet type, so the protocol is fixed. */
+int
+netdev_gue_build_header(const struct netdev *netdev,
+                        struct ovs_action_push_tnl *data,
+                        const struct netdev_tnl_build_header_params *params)
+{
+    struct netdev_vport *dev = netdev_vport_cast(netdev);
+    struct udp_header *udp;
+    uint8_t *gue;
+
+    if (!iptun_can_encapsulate(netdev, params)) {
+        COVERAGE_INC(gue_build_non_ip);
+        return EINVAL;
+    }
+
+    udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP);
+    ovs_mutex_lock(&dev->mutex);
+    udp->udp_dst = dev->tnl_cfg.dst_port;
+    ovs_mutex_unlock(&dev->mutex);
+    if (params->is_ipv6 || params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
+        udp->udp_csum = htons(0xffff);  /* As fou's. */
+    }
+    gue = (uint8_t *) (udp + 1);
+    memset(gue, 0, GUE_HLEN);
+    gue[1] = (params->flow->packet_type == htonl(PT_IPV6)
+              ? IPPROTO_IPV6 : IPPROTO_IPIP);
+    data->header_len += sizeof *udp + GUE_HLEN;
+    data->tnl_type = OVS_VPORT_TYPE_GUE;
+    return 0;
+}
+
+/* Completes the inner transport checksum that a remote checksum offload
+ * left to the receiver, as Linux's skb_remcsum_process() does without
+ * CHECKSUM_PARTIAL ("remcsum_nopartial"): the 16-bit field at 'offset' of
+ * the inner packet in 'packet' (which holds the pseudo-header's sum) gets
+ * the checksum of the packet from 'start' to its end.  False if the field
+ * or the start lies beyond the inner packet. */
+static bool
+gue_remcsum(struct dp_packet *packet, unsigned int start,
+            unsigned int offset)
+{
+    uint8_t *inner = dp_packet_data(packet);
+    unsigned int size = dp_packet_size(packet);
+    uint16_t all, head, field;
+    uint32_t sum;
+
+    if (start > size || offset + 2 > size) {
+        return false;
+    }
+    /* The sum from 'start' is the sum of all less the sum before 'start',
+     * so that an odd 'start' keeps its bytes in their lanes. */
+    all = ~csum_finish(csum_continue(0, inner, size));
+    head = ~csum_finish(csum_continue(0, inner, start));
+    sum = (uint32_t) all + (uint16_t) ~head;
+    sum = (sum & 0xffff) + (sum >> 16);
+    field = ~sum;
+    memcpy(inner + offset, &field, sizeof field);
+    return true;
+}
+
+/* Why gue_pop_check() refused a header. */
+enum gue_drop {
+    GUE_OK,
+    GUE_BAD_HEADER,             /* Truncated, version, unknown flags. */
+    GUE_CONTROL,                /* A control message. */
+    GUE_BAD_PROTO,              /* Not IPv4 (4) or IPv6 (41). */
+};
+
+/* Checks the GUE header at 'gue', 'len' bytes of UDP payload: sets
+ * '*hdr_len' to the length of the header (with its optional fields) and
+ * '*remcsum' to whether it carries a remote checksum offload field, whose
+ * start and offset it stores in '*start' and '*offset'.  Variant 1 is a
+ * header of length 0.  As Linux's gue_udp_recv() and validate_gue_flags(),
+ * except that a remote checksum field that does not fit Hlen is an error
+ * (Linux reads it from the inner packet then) and a data message must
+ * carry IPv4 or IPv6 (Linux hands any protocol to its IP handler). */
+static enum gue_drop
+gue_pop_check(const uint8_t *gue, unsigned int len, unsigned int *hdr_len,
+              bool *remcsum, unsigned int *start, unsigned int *offset)
+{
+    unsigned int optlen;
+    uint16_t flags;
+
+    *remcsum = false;
+    if (len < GUE_HLEN) {
+        /* (Linux pulls 4 bytes even for variant 1.) */
+        VLOG_WARN_RL(&err_rl, "gue: dropping packet with %u bytes after "
+                     "the UDP header", len);
+        return GUE_BAD_HEADER;
+    }
+    switch (gue[0] >> GUE_VER_SHIFT) {
+    case 0:
+        break;
+    case 1:
+        if (IP_VER(gue[0]) != 4 && IP_VER(gue[0]) != 6) {
+            VLOG_WARN_RL(&err_rl, "gue: dropping variant 1 packet of IP "
+                         "version %d", IP_VER(gue[0]));
+            return GUE_BAD_HEADER;
+        }
+        *hdr_len = 0;
+        return GUE_OK;
+    default:
+        VLOG_WARN_RL(&err_rl, "gue: dropping packet of GUE version %d",
+                     gue[0] >> GUE_VER_SHIFT);
+        return GUE_BAD_HEADER;
+    }
+
+    optlen = (gue[0] & GUE_HLEN_MASK) * 4;
+    flags = (gue[2] << 8) | gue[3];
+    if (GUE_HLEN + optlen > len) {
+        VLOG_WARN_RL(&err_rl, "gue: dropping packet whose GUE header (%u "
+                     "bytes) is longer than its %u bytes", GUE_HLEN + optlen,
+                     len);
+        return GUE_BAD_HEADER;
+    }
+    if (flags & ~GUE_FLAG_PRIV || (flags & GUE_FLAG_PRIV && optlen < 4)) {
+        VLOG_WARN_RL(&err_rl, "gue: dropping packet with GUE flags %#"PRIx16
+                     " in a header of %u bytes", flags, GUE_HLEN + optlen);
+        return GUE_BAD_HEADER;
+    }
+    if (flags & GUE_FLAG_PRIV) {
+        const uint8_t *p = gue + GUE_HLEN;
+        uint32_t pflags = ((uint32_t) p[0] << 24) | (p[1] << 16)
+                          | (p[2] << 8) | p[3];
+
+        if (pflags & ~GUE_PFLAG_REMCSUM
+            || (pflags & GUE_PFLAG_REMCSUM && optlen < 8)) {
+            VLOG_WARN_RL(&err_rl, "gue: dropping packet with GUE private "
+                         "flags %#"PRIx32" in a header of %u bytes", pflags,
+                         GUE_HLEN + optlen);
+            return GUE_BAD_HEADER;
+        }
+        if (pflags & GUE_PFLAG_REMCSUM) {
+            *remcsum = true;
+            *start = (p[4] << 8) | p[5];
+            *offset = (p[6] << 8) | p[7];
+        }
+    }
+    if (gue[0] & GUE_C) {
+        VLOG_WARN_RL(&err_rl, "gue: dropping control message type %"PRIu8,
+                     gue[1]);
+        return GUE_CONTROL;
+    }
+    if (gue[1] != IPPROTO_IPIP && gue[1] != IPPROTO_IPV6) {
+        VLOG_WARN_RL(&err_rl, "gue: dropping data message of IP protocol "
+                     "%"PRIu8", not 4 or 41", gue[1]);
+        return GUE_BAD_PROTO;
+    }
+    *hdr_len = GUE_HLEN + optlen;
+    return GUE_OK;
+}
+
+/* Removes the Ethernet, outer IPv4 or IPv6, UDP and GUE headers of 'packet'
+ * (iptun_pop_udp(), gue_pop_check()), completes a remote checksum offload
+ * and marks it as an IPv4 or IPv6 packet: by the protocol of a variant 0
+ * header (the inner version must match), by the version nibble in variant
+ * 1.  Frees 'packet' and returns NULL if any of it is not valid, counting
+ * why. */
+struct dp_packet *
+netdev_gue_pop_header(struct dp_packet *packet)
+{
+    unsigned int hlen, udp_len, hdr_len, start = 0, offset = 0;
+    const struct udp_header *udp;
+    enum iptun_udp_drop why;
+    const uint8_t *gue;
+    bool remcsum, ok;
+
+    udp = iptun_pop_udp(&packet, "gue", &hlen, &udp_len, &why);
+    if (!udp) {
+        if (why == IPTUN_UDP_HELD) {
+            return NULL;
+        } else if (why == IPTUN_UDP_BAD_OUTER) {
+            COVERAGE_INC(gue_pop_bad_outer);
+        } else if (why == IPTUN_UDP_BAD_LEN) {
+            COVERAGE_INC(gue_pop_bad_udp_len);
+        } else {
+            COVERAGE_INC(gue_pop_bad_udp_csum);
+        }
+        goto drop;
+    }
+
+    gue = (const uint8_t *) (udp + 1);
+    switch (gue_pop_check(gue, udp_len - UDP_HEADER_LEN, &hdr_len, &remcsum,
+                          &start, &offset)) {
+    case GUE_OK:
+        break;
+    case GUE_BAD_HEADER:
+        COVERAGE_INC(gue_pop_bad_header);
+        goto drop;
+    case GUE_CONTROL:
+        COVERAGE_INC(gue_pop_control);
+        goto drop;
+    case GUE_BAD_PROTO:
+    default:
+        COVERAGE_INC(gue_pop_bad_proto);
+        goto drop;
+    }
+
+    udp_len -= UDP_HEADER_LEN + hdr_len;
+    if (!hdr_len) {
+        ok = iptun_pop_inner_any(packet, "gue", hlen, udp_len);
+    } else if (gue[1] == IPPROTO_IPV6) {
+        ok = iptun_pop_inner6(packet, "gue", hlen + hdr_len, udp_len);
+    } else {
+        ok = iptun_pop_inner(packet, "gue", hlen + hdr_len, udp_len);
+    }
+    if (!ok) {
+        COVERAGE_INC(gue_pop_bad_inner);
+        goto drop;
+    }
+    if (remcsum && !gue_remcsum(packet, start, offset)) {
+        COVERAGE_INC(gue_pop_bad_remcsum);
+        VLOG_WARN_RL(&err_rl, "gue: dropping packet whose remote checksum "
+                     "start %u or offset %u lies beyond its %"PRIu32" bytes",
+                     start, offset, dp_packet_size(packet));
         goto drop;
     }
     return packet;

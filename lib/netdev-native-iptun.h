@@ -30,6 +30,11 @@
  *     device sends it.  The UDP source port carries the inner flow's hash;
  *     the UDP checksum is optional over IPv4, always sent over IPv6.
  *
+ *   - "gue": Generic UDP Encapsulation, fou with a 4-byte header that names
+ *     the inner protocol, so that one UDP port carries IPv4 and IPv6, as
+ *     Linux's "ip fou add port N gue [-6]" receives and an "ipip|sit|ip6tnl
+ *     ... encap gue" device sends it (kube-router's FoU overlay).
+ *
  * The functions follow the netdev_class build_header / push_header /
  * pop_header contract of lib/netdev-provider.h.  push and pop depend only on
  * the header template that build_header produced: the datapath-level netdev
@@ -59,6 +64,12 @@ int netdev_fou_build_header(const struct netdev *,
 void netdev_fou_push_header(const struct netdev *, struct dp_packet *,
                             const struct ovs_action_push_tnl *);
 struct dp_packet *netdev_fou_pop_header(struct dp_packet *);
+
+/* gue's push is fou's (netdev_fou_push_header()). */
+int netdev_gue_build_header(const struct netdev *,
+                            struct ovs_action_push_tnl *,
+                            const struct netdev_tnl_build_header_params *);
+struct dp_packet *netdev_gue_pop_header(struct dp_packet *);
 
 /* Why build_header refused a packet, for ofproto/trace. */
 bool netdev_iptun_build_error(const struct netdev *,

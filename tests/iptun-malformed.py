@@ -13,13 +13,13 @@
 # See the License for the specific language governing permissions and
 # limitations under the License.
 
-"""Builds malformed ipip and fou frames (scapy), for the receive tests.
+"""Builds malformed ipip, fou and gue frames (scapy), for the receive tests.
 
 usage: iptun-malformed.py [--ip6=SRC6,DST6] IFACE DST_MAC SRC_IP DST_IP
                           FOU_PORT CASE...
 
 Each CASE is one frame, sent from IFACE to DST_MAC, outer SRC_IP > DST_IP
-(for the cases with an outer IPv6 header, ipip6-*, ip6ip6-*, fou6-*: SRC6 >
+(for the cases with an outer IPv6 header, ipip6-*, ip6ip6-*, fou6-*, gue6-*: SRC6 >
 DST6, default 2001:cafe::92 > 2001:cafe::88), carrying an inner ICMP echo
 10.10.0.2 > 10.10.0.1 unless the case breaks it.  With IFACE "-" the frames
 are printed in hex, one per line, instead (for "ovs-appctl
@@ -80,6 +80,42 @@ netdev-dummy/receive").
   good-sit               an ICMPv6 echo request fd00::2 > fd00::1 in protocol
                          41 (IPv6 in IPv4, Linux's sit)
   good-vxlan             the echo request in VXLAN (VNI 0) to UDP port FOU_PORT
+
+GUE (to UDP port FOU_PORT; variant 0 header "Ver|C|Hlen, Proto, Flags"):
+
+  good-gue               variant 0, protocol 4, the echo request
+  good-gue41             variant 0, protocol 41, an ICMPv6 echo request
+  good-gue-v1, good-gue-v1-ipv6  variant 1: the IPv4 (IPv6) packet right
+                         after the UDP header (well-formed)
+  gue-short              2 bytes after the UDP header
+  gue-version2           GUE version 2
+  gue-v1-bad-nibble      variant 1 whose IP version nibble is 5
+  gue-hlen-long          Hlen 31 words, more than the datagram holds
+  gue-unknown-flag       standard flag 0x8000
+  gue-priv-no-room       flag P (private flags) with Hlen 0
+  gue-unknown-pflag      flag P, private flags 0x40000000
+  gue-remcsum-no-room    flag P, private flag remote checksum offload,
+                         Hlen 1 (no room for its field)
+  gue-control            a control message (C bit), type 0
+  gue-proto-17, gue-proto-0  data messages of protocol 17 and 0
+  gue-proto-mismatch     protocol 4, inner IPv6
+  gue-inner-truncated    protocol 4, 8 bytes of inner header
+  gue-udp-len-long       UDP length 40 bytes more than the datagram
+  gue-bad-csum           UDP checksum wrong
+  gue-remcsum            remote checksum offload (Hlen 2: private flags,
+                         start 20, offset 26) of an inner UDP packet whose
+                         checksum field holds the pseudo-header's sum, as
+                         Linux's "encap-remcsum" sends it (well-formed)
+  gue-remcsum-inner      the frame p1 delivers for gue-remcsum: its inner
+                         UDP packet, checksum complete, from
+                         00:00:00:00:00:03 to 00:00:00:00:00:01
+  gue-remcsum-beyond     remote checksum offset 200, beyond the packet
+  good-gue6              variant 0, protocol 4, over IPv6
+  gue6-dstopts           variant 0, protocol 41 over IPv6 behind a
+                         destination options header (encapsulation
+                         limit), as kube-router's ip6tnl "encap gue"
+                         sends it (well-formed)
+  gue6-bad-csum          good-gue6 with a wrong UDP checksum
 
 Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
 
@@ -242,12 +278,96 @@ def build6(case, eth, src6, dst6, port):
             / IPv6ExtHdrFragment(nh=17, offset=split // 8, id=ident) \
             / Raw(dgram[split:])
         return Ether(bytes(tail) + bytes(22)) if split == 80 else tail
+    if case == "good-gue6":
+        return eth / ip6(17) / UDP(sport=40000, dport=port) \
+            / Raw(gue_hdr(4) + good)
+    if case == "gue6-dstopts":
+        hdr = encap_limit()
+        hdr.nh = 17
+        return eth / ip6(60) / hdr / UDP(sport=40000, dport=port) \
+            / Raw(gue_hdr(41) + good6)
+    if case == "gue6-bad-csum":
+        pkt = IPv6(bytes(ip6(17) / UDP(sport=40000, dport=port)
+                         / Raw(gue_hdr(4) + good)))
+        pkt[UDP].chksum ^= 0x5555
+        return eth / pkt
     raise SystemExit("unknown case %s" % case)
 
 
 def is_ipv6(case):
-    return case.split("-")[0] in ("ipip6", "ip6ip6", "fou6") \
-        or case in ("good-ipip6", "good-ip6ip6", "good-fou6")
+    return case.split("-")[0] in ("ipip6", "ip6ip6", "fou6", "gue6") \
+        or case in ("good-ipip6", "good-ip6ip6", "good-fou6", "good-gue6")
+
+
+def gue_hdr(proto, hlen=0, ctrl=0, flags=0, ver=0, opts=b""):
+    """A GUE header: version, C bit, Hlen (words), protocol, flags."""
+    return bytes([ver << 6 | ctrl << 5 | hlen, proto]) \
+        + flags.to_bytes(2, "big") + opts
+
+
+def remcsum_inner():
+    """An inner UDP packet with its checksum complete, and the same packet
+    as a remote checksum offload sends it: the checksum field holds the
+    (folded, not complemented) sum of the pseudo-header."""
+    pkt = IP(bytes(IP(src="10.10.0.2", dst="10.10.0.1")
+                   / UDP(sport=1000, dport=53) / Raw(b"remcsum" * 9)))
+    ip = bytes(pkt)
+    udp_len = len(ip) - 20
+    pseudo = ip[12:20] + bytes([0, 17]) + udp_len.to_bytes(2, "big")
+    total = sum(int.from_bytes(pseudo[i:i + 2], "big")
+                for i in range(0, len(pseudo), 2))
+    while total >> 16:
+        total = (total & 0xffff) + (total >> 16)
+    partial = ip[:26] + total.to_bytes(2, "big") + ip[28:]
+    return ip, partial
+
+
+def build_gue(case, eth, outer, port):
+    """The GUE frames over IPv4."""
+    good, good6 = bytes(inner()), bytes(inner6())
+    udp = UDP(sport=40000, dport=port)
+    table = {
+        "good-gue": gue_hdr(4) + good,
+        "good-gue41": gue_hdr(41) + good6,
+        "good-gue-v1": good,
+        "good-gue-v1-ipv6": good6,
+        "gue-short": gue_hdr(4)[:2],
+        "gue-version2": gue_hdr(4, ver=2) + good,
+        "gue-v1-bad-nibble": b"\x55" + good[1:],
+        "gue-hlen-long": gue_hdr(4, hlen=31) + good,
+        "gue-unknown-flag": gue_hdr(4, flags=0x8000) + good,
+        "gue-priv-no-room": gue_hdr(4, flags=1) + good,
+        "gue-unknown-pflag": gue_hdr(4, hlen=1, flags=1,
+                                     opts=bytes([0x40, 0, 0, 0])) + good,
+        "gue-remcsum-no-room": gue_hdr(4, hlen=1, flags=1,
+                                       opts=bytes([0x80, 0, 0, 0])) + good,
+        "gue-control": gue_hdr(0, ctrl=1) + good,
+        "gue-proto-17": gue_hdr(17) + good,
+        "gue-proto-0": gue_hdr(0) + good,
+        "gue-proto-mismatch": gue_hdr(4) + good6,
+        "gue-inner-truncated": gue_hdr(4) + good[:8],
+    }
+    if case in table:
+        return eth / outer / udp / Raw(table[case])
+    if case in ("gue-remcsum", "gue-remcsum-beyond"):
+        offset = 26 if case == "gue-remcsum" else 200
+        opts = bytes([0x80, 0, 0, 0]) + (20).to_bytes(2, "big") \
+            + offset.to_bytes(2, "big")
+        return eth / outer / udp \
+            / Raw(gue_hdr(4, hlen=2, flags=1, opts=opts) + remcsum_inner()[1])
+    if case == "gue-remcsum-inner":
+        return Ether(src="00:00:00:00:00:03", dst="00:00:00:00:00:01",
+                     type=0x0800) \
+            / Raw(remcsum_inner()[0])
+    if case == "gue-udp-len-long":
+        return eth / outer / UDP(sport=40000, dport=port,
+                                 len=8 + 4 + len(good) + 40) \
+            / Raw(gue_hdr(4) + good)
+    if case == "gue-bad-csum":
+        pkt = IP(bytes(outer / udp / Raw(gue_hdr(4) + good)))
+        pkt[UDP].chksum ^= 0x5555
+        return eth / pkt
+    raise SystemExit("unknown case %s" % case)
 
 
 def build(case, eth, src, dst, port):
@@ -257,6 +377,8 @@ def build(case, eth, src, dst, port):
     def ipip(**kw):
         return IP(src=src, dst=dst, proto=4, **kw)
 
+    if case.startswith(("gue-", "good-gue")):
+        return build_gue(case, eth, outer, port)
     if case == "good-ipip":
         return eth / ipip() / Raw(good)
     if case == "good-sit":

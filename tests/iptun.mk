@@ -5,6 +5,7 @@ TESTSUITE_AT += \
 	tests/iptun-macros.at \
 	tests/iptun-ipip.at \
 	tests/iptun-fou.at \
+	tests/iptun-gue.at \
 	tests/iptun-term.at \
 	tests/iptun-malformed.at \
 	tests/iptun-reass.at \
