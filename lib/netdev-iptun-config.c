@@ -94,9 +94,9 @@ check_iptun_options(const char *name, const char *type,
      * packet chooses its protocol. */
     ipproto = smap_get(args, "ipproto");
     if (ipproto && strcmp(type, "fou")) {
-        ds_put_format(errors, "%s: 'ipproto' is a fou option (an %s port "
+        ds_put_format(errors, "%s: 'ipproto' is a fou option (%s %s port "
                       "sends IPv4 as protocol 4 and IPv6 as 41)\n", name,
-                      type);
+                      strcmp(type, "ipip") ? "a" : "an", type);
         err = EINVAL;
     } else if (ipproto && strcmp(ipproto, "4") && strcmp(ipproto, "41")) {
         ds_put_format(errors, "%s: invalid 'ipproto' %s (expected 4 for "
