@@ -20,7 +20,8 @@ usage: iptun-term-diff.py SEED N_FRAMES DIR
 Writes, for the ports of the test in tests/iptun-term.at (br0 at 1.1.2.88
 and 2001:cafe::88, MAC aa:55:aa:55:00:00; on int-br ipip ports t1 (remote
 2001:cafe::92), t2 (remote_ip=flow), t4 (1.1.2.92), fou ports t3
-(2001:cafe::93, UDP port 5555) and t5 (1.1.2.93, 5556, ipproto=41), p1):
+(2001:cafe::93, UDP port 5555) and t5 (1.1.2.93, 5556, ipproto=41), gue
+ports t6 (1.1.2.94, UDP port 6080) and t7 (2001:cafe::95, 6080), p1):
 
   DIR/br0.txt     OpenFlow rules for the underlay bridge br0: random
                   matches on what the first pass extracts (addresses,
@@ -33,10 +34,12 @@ and 2001:cafe::88, MAC aa:55:aa:55:00:00; on int-br ipip ports t1 (remote
                   actions that tag the packet with the rule's number and
                   send it to p1, re-encapsulate it, or drop it
   DIR/frames.txt  N_FRAMES Ethernet frames in hex, one per line, to be
-                  received on br0's port p0: ipip (protocols 4 and 41) and
-                  fou over IPv4 and IPv6 from configured, flow-based and
-                  unknown remotes, UDP to other ports, each header field
-                  drawn from a few values; the frames are drawn from a pool
+                  received on br0's port p0: ipip (protocols 4 and 41),
+                  fou and gue (variants 0 and 1, and a few with a flag
+                  that gue drops) over IPv4 and IPv6 from configured,
+                  flow-based and unknown remotes, UDP to other ports, each
+                  header field drawn from a few values; the frames are
+                  drawn from a pool
                   of N_FRAMES / 8, so that flows repeat
 
 The same SEED gives the same files."""
@@ -55,7 +58,7 @@ TOS = [0, 0x20, 0xb8]
 TTL = [64, 1, 255]
 LABELS = [0, 1, 0xabcde]
 UDP_SPORTS = [40000, 40001, 50000]
-UDP_DPORTS = [5555, 5556, 9999]
+UDP_DPORTS = [5555, 5556, 6080, 9999]
 INNER4 = [("10.0.0.2", "10.0.0.1"), ("10.0.0.3", "10.0.0.1")]
 INNER6 = [("fd00::2", "fd00::1"), ("fd00::3", "fd00::1")]
 INNER_PORTS = [53, 54, 80]
@@ -83,7 +86,7 @@ def inner_packet(rng, version):
 
 
 def frame(rng):
-    kind = rng.choice(["ipip", "ipip", "fou", "fou"])
+    kind = rng.choice(["ipip", "ipip", "fou", "fou", "gue", "gue"])
     v_outer = rng.choice([4, 6])
     # One source MAC per remote: a terminated packet updates the tunnel
     # neighbour of its source address (OVS 3.1), and the re-encapsulating
@@ -107,9 +110,19 @@ def frame(rng):
         else:
             outer.nh = proto
         pkt = eth / outer / inner
-    else:
+    elif kind == "fou":
         pkt = eth / outer / UDP(sport=rng.choice(UDP_SPORTS),
                                 dport=rng.choice(UDP_DPORTS)) / inner
+    else:
+        # GUE variant 0 (protocol 4 or 41), variant 1 (the inner packet
+        # right after UDP), or variant 0 with an unknown flag (dropped).
+        variant = rng.choice(["v0", "v0", "v1", "bad"])
+        proto = 4 if v_inner == 4 else 41
+        hdr = {"v0": bytes([0, proto, 0, 0]), "v1": b"",
+               "bad": bytes([0, proto, 0x80, 0])}[variant]
+        pkt = eth / outer / UDP(sport=rng.choice(UDP_SPORTS),
+                                dport=rng.choice([6080, 6080, 5555])) \
+            / (hdr + raw(inner))
     return raw(pkt).hex()
 
 
@@ -142,7 +155,7 @@ def br0_rule(rng, priority):
 
 def int_rule(rng, n, priority):
     match = ["priority=%d" % priority]
-    match.append("in_port=t%d" % rng.randint(1, 5))
+    match.append("in_port=t%d" % rng.randint(1, 7))
     if rng.random() < 0.3:
         match.append(rng.choice(["tun_ipv6_src=%s" % rng.choice(REMOTES6),
                                  "tun_src=%s" % rng.choice(REMOTES4)]))
@@ -166,7 +179,7 @@ def int_rule(rng, n, priority):
                   "mod_dl_dst:00:00:00:00:00:01,output:p1" % (n // 256,
                                                               n % 256))
     elif action == "encap":
-        action = "output:%s" % rng.choice(["t4", "t3", "t5"])
+        action = "output:%s" % rng.choice(["t4", "t3", "t5", "t6", "t7"])
     return ",".join(match) + ",actions=" + action
 
 
