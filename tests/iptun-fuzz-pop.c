@@ -14,8 +14,9 @@
  * limitations under the License.
  */
 
-/* libFuzzer target for the ipip and fou receive paths of the userspace
- * datapath.  The input's first byte chooses the path (even: ipip, odd: fou),
+/* libFuzzer target for the ipip, fou and gue receive paths of the userspace
+ * datapath.  The input's first byte chooses the path (modulo 3: 0 ipip, 1
+ * fou, 2 gue),
  * the rest is an Ethernet frame.  The frame is parsed as the datapath's first
  * pass does (flow_extract() sets the header offsets that the pop functions
  * use), popped, and what a pop returns is parsed again, as the second pass
@@ -35,7 +36,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bool initialized;
     struct dp_packet *packet;
     struct flow flow;
-    bool fou;
+    int type;
 
     if (!initialized) {
         /* The pop functions log every drop. */
@@ -45,18 +46,19 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size < 1) {
         return 0;
     }
-    fou = data[0] & 1;
+    type = data[0] % 3;
 
     packet = dp_packet_clone_data_with_headroom(data + 1, size - 1, 64);
     pkt_metadata_init(&packet->md, 1);
     flow_extract(packet, &flow);
 
-    packet = fou ? netdev_fou_pop_header(packet)
-                 : netdev_ipip_pop_header(packet);
+    packet = (type == 0 ? netdev_ipip_pop_header(packet)
+              : type == 1 ? netdev_fou_pop_header(packet)
+              : netdev_gue_pop_header(packet));
     if (packet) {
         /* A decapsulated packet is an IPv4 packet (packet_type (1,0x800))
          * or an IPv6 one (1,0x86dd): ipip's protocol 4 or 41, fou's by the
-         * inner version. */
+         * inner version, gue's by its protocol or the inner version. */
         if (packet->packet_type != htonl(PT_IPV4)
             && packet->packet_type != htonl(PT_IPV6)) {
             ovs_abort(0, "decapsulated packet is not of type IPv4 or IPv6");

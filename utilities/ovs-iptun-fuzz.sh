@@ -3,10 +3,11 @@
 # AddressSanitizer, UndefinedBehaviorSanitizer) and runs each for a bounded
 # time.  Called by "make fuzz" with OVS_SRCDIR and OVS_DIR set.
 #
-#   iptun-fuzz-pop  the ipip and fou receive paths (tests/iptun-fuzz-pop.c),
+#   iptun-fuzz-pop  the ipip, fou and gue receive paths
+#                   (tests/iptun-fuzz-pop.c),
 #                   seeded with every frame of tests/iptun-malformed.py
 #   odp_target      Open vSwitch's datapath flow and action parser
-#                   (tests/oss-fuzz/odp_target.c), seeded with ipip and fou
+#                   (tests/oss-fuzz/odp_target.c), seeded with ipip, fou and gue
 #                   tnl_push actions
 #
 # IPTUN_FUZZ_TIME: seconds per target (default 60).  The build is
@@ -34,13 +35,14 @@ $MAKE -C "$B" -s tests/iptun-fuzz-pop tests/oss-fuzz/odp_target \
 # Seed corpora.
 rm -rf "$W"
 mkdir -p "$W/pop" "$W/odp" "$W/crashes"
-cases=$(sed -n 's/^  \(\(ipip6\|ip6ip6\|fou6\|ipip\|sit\|fou\|good\)-[a-z0-9-]*\).*/\1/p' \
+cases=$(sed -n 's/^  \(\(ipip6\|ip6ip6\|fou6\|gue6\|ipip\|sit\|fou\|gue\|good\)-[a-z0-9-]*\).*/\1/p' \
             "$here/../tests/iptun-malformed.py" | sed 's/,//')
 i=0
-for c in $cases good-ipip good-fou good-ip6ip6 good-fou6; do
+for c in $cases good-ipip good-fou good-ip6ip6 good-fou6 good-gue-v1-ipv6 \
+         gue-proto-0 gue-remcsum-inner; do
     hex=$($iptun_py "$here/../tests/iptun-malformed.py" - \
               aa:55:aa:55:00:00 1.1.2.92 1.1.2.88 5555 "$c")
-    for sel in 00 01; do
+    for sel in 00 01 02; do
         printf '%s%s' "$sel" "$hex" | xxd -r -p > "$W/pop/seed-$i"
         i=$((i + 1))
     done
@@ -53,11 +55,14 @@ for hdr in \
     'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0xffff),fou()' \
     'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=4,tclass=0x0,hlimit=64),ipip()' \
     'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=41,tclass=0x0,hlimit=64),ipip()' \
-    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=17,tclass=0x0,hlimit=64),udp(src=0,dst=5555,csum=0xffff),fou()'
+    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=17,tclass=0x0,hlimit=64),udp(src=0,dst=5555,csum=0xffff),fou()' \
+    'ipv4(src=1.1.2.88,dst=1.1.2.92,proto=17,tos=0,ttl=64,frag=0x4000),udp(src=0,dst=5555,csum=0x0),gue(proto=4)' \
+    'ipv6(src=2001:cafe::88,dst=2001:cafe::92,label=0,proto=17,tclass=0x0,hlimit=64),udp(src=0,dst=5555,csum=0xffff),gue(proto=41)'
 do
     size=34 type=113 dl_type=0x0800
     case $hdr in ipv6*) size=54 dl_type=0x86dd ;; esac
     case $hdr in *fou*) size=$((size + 8)) type=114 ;; esac
+    case $hdr in *gue*) size=$((size + 12)) type=115 ;; esac
     # odp_target wants one NUL-terminated line.
     printf 'tnl_push(tnl_port(4),header(size=%s,type=%s,eth(dst=f8:bc:12:44:34:b6,src=aa:55:aa:55:00:00,dl_type=%s),%s),out_port(100)),1\0' \
         "$size" "$type" "$dl_type" "$hdr" > "$W/odp/seed-$n"
