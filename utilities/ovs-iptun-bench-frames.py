@@ -10,10 +10,11 @@
 #   inner.pcap         the inner frames, as the overlay bridge receives
 #                      them (plain forward and encap scenarios)
 #   inner6.pcap        the same with IPv6 inside (fd00:1::X > fd00:2::1)
-#   TYPE.pcap          for each TYPE of ipip, fou, fou-csum, gre, vxlan,
-#                      geneve: the same traffic as the tunnel endpoint
-#                      192.0.2.2 sends it to 192.0.2.1 (decap scenarios).
-#                      L3 tunnels (ipip, fou, gre with
+#   TYPE.pcap          for each TYPE of ipip, fou, fou-csum, gue, gre,
+#                      vxlan, geneve: the same traffic as the tunnel
+#                      endpoint 192.0.2.2 sends it to 192.0.2.1 (decap
+#                      scenarios).  L3 tunnels (ipip, fou, gue with a
+#                      variant 0 header, gre with
 #                      packet_type=legacy_l3) carry the inner IPv4 packet,
 #                      vxlan and geneve the inner Ethernet frame.  UDP
 #                      tunnels take their source port from the inner flow,
@@ -40,8 +41,9 @@ LOCAL_IP6 = "2001:db8::1"
 REMOTE_IP6 = "2001:db8::2"
 INNER_SRC_MAC = "02:00:00:00:00:01"
 INNER_DST_MAC = "02:00:00:00:00:02"
-UDP_PORTS = {"fou": 5555, "fou-csum": 5556, "vxlan": 4789, "geneve": 6081}
-KINDS = ("ipip", "fou", "fou-csum", "gre", "vxlan", "geneve",
+UDP_PORTS = {"fou": 5555, "fou-csum": 5556, "gue": 6080, "vxlan": 4789,
+             "geneve": 6081}
+KINDS = ("ipip", "fou", "fou-csum", "gue", "gre", "vxlan", "geneve",
          "ipip-6in4", "gre-6in4", "ipip-4in6", "gre-4in6", "fou-4in6",
          "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6")
 
@@ -141,6 +143,9 @@ def outer(frame, kind):
             inner = struct.pack("!II", 0x08000000, 0) + frame
         elif kind == "geneve":
             inner = struct.pack("!HHI", 0, 0x6558, 0) + frame
+        elif kind == "gue":
+            inner = struct.pack("!BBH", 0, 41 if ethertype == 0x86dd else 4,
+                                0) + l3
         else:
             inner = l3
         payload = udp(src, dst, source_port(frame), UDP_PORTS[kind], inner,

@@ -26,14 +26,15 @@ import subprocess
 import sys
 import tempfile
 
-TYPES = ["ipip", "fou", "fou-csum", "gre", "vxlan", "geneve",
+TYPES = ["ipip", "fou", "fou-csum", "gue", "gre", "vxlan", "geneve",
          "ipip-6in4", "gre-6in4", "ipip-4in6", "gre-4in6", "fou-4in6",
          "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6"]
 # The tunnel each of ours is compared with: same inner and outer families.
-REFERENCE = {"ipip": "gre", "fou": "vxlan", "ipip-6in4": "gre-6in4",
+REFERENCE = {"ipip": "gre", "fou": "vxlan", "gue": "vxlan",
+             "ipip-6in4": "gre-6in4",
              "ipip-4in6": "gre-4in6", "fou-4in6": "vxlan-4in6",
              "ipip-6in6": "gre-6in6"}
-OURS = ("ipip", "fou", "fou-csum")
+OURS = ("ipip", "fou", "fou-csum", "gue")
 
 
 def plain_of(t):
@@ -166,7 +167,7 @@ def main():
         checks.append(("decap-%s / %s" % (t, plain), "decap-" + t, plain,
                        "ours", 1.50 if t in OURS else None))
     for t in TYPES:
-        if t.split("-")[0] in ("ipip", "fou"):
+        if t.split("-")[0] in ("ipip", "fou", "gue"):
             checks.append(("decap-%s / decapnc-%s" % (t, t), "decap-" + t,
                            "decapnc-" + t, "ours", None))
             checks.append(("encap-%s / encapnp-%s" % (t, t), "encap-" + t,

@@ -17,13 +17,13 @@
 #                 br-phy: in_port=LOCAL actions=output:sink
 #   decap-TYPE    br-phy: in_port=rx actions=LOCAL (terminates the tunnel)
 #                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
-#   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip
-#                 and fou only; IPTUN_BENCH_NOCACHE=no leaves them out)
+#   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip,
+#                 fou and gue only; IPTUN_BENCH_NOCACHE=no leaves them out)
 #   encapnp-TYPE  encap-TYPE without the path MTU length check in the
 #                 datapath flow ("dpif/set-dp-features br-int check_pkt_len
-#                 false"; ipip and fou only; IPTUN_BENCH_NOPMTU=no leaves
+#                 false"; ipip, fou and gue only; IPTUN_BENCH_NOPMTU=no leaves
 #                 them out): what the check costs
-# for TYPE in ipip, fou, fou-csum (options:csum=true), gre
+# for TYPE in ipip, fou, fou-csum (options:csum=true), gue (UDP port 6080), gre
 # (packet_type=legacy_l3), vxlan, geneve, and the dual-stack variants
 # TYPE-XinY, IPv(X) inside, over IPv(Y) (br-phy also has 2001:db8::1/64,
 # the remote is 2001:db8::2): ipip-6in4, gre-6in4, ipip-4in6, gre-4in6
@@ -89,7 +89,7 @@ REPEAT=${IPTUN_BENCH_REPEAT:-3}
 WARM=${IPTUN_BENCH_WARMUP:-1}
 FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
 SIZES=${IPTUN_BENCH_SIZES:-64 512}
-TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gre vxlan geneve ipip-6in4
+TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gue gre vxlan geneve ipip-6in4
 gre-6in4 ipip-4in6 gre-4in6 fou-4in6 vxlan-4in6 geneve-4in6 ipip-6in6
 gre-6in6}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
@@ -202,11 +202,12 @@ add_dpdk_port () {
 
 # Tunnel ports (br-int OpenFlow port numbers) and the underlay bridge.
 declare -A TUN_PORT=([ipip]=10 [fou]=11 [fou-csum]=12 [gre]=13 [vxlan]=14
-                     [geneve]=15)
+                     [geneve]=15 [gue]=16)
 declare -A TUN_OPTS=(
     [ipip]="type=ipip"
     [fou]="type=fou options:dst_port=5555"
     [fou-csum]="type=fou options:dst_port=5556 options:csum=true"
+    [gue]="type=gue options:dst_port=6080"
     [gre]="type=gre options:packet_type=legacy_l3"
     [vxlan]="type=vxlan"
     [geneve]="type=geneve")
@@ -452,11 +453,11 @@ for d in encap decap; do
     for t in $TYPES; do
         SCENARIOS="$SCENARIOS $d-$t"
         case $d-$t-$NOCACHE in
-        decap-ipip*-yes|decap-fou*-yes)
+        decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
             SCENARIOS="$SCENARIOS decapnc-$t" ;;
         esac
         case $d-$t-$NOPMTU in
-        encap-ipip*-yes|encap-fou*-yes)
+        encap-ipip*-yes|encap-fou*-yes|encap-gue*-yes)
             SCENARIOS="$SCENARIOS encapnp-$t" ;;
         esac
     done
