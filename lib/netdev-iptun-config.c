@@ -171,11 +171,12 @@ is_udp_tunnel_type(const char *type)
 }
 
 /* tnl-ports delivers a UDP port's packets to the first tunnel type that
- * listened on it, so a fou port and a port of another UDP tunnel type on the
- * same UDP port (or a gue port) would silently shadow one another.  Returns EEXIST (and says
- * why in 'errors') if 'dev' (of 'type', configured as 'tnl_cfg') and 'other'
- * (of 'other_type', configured as 'other_cfg'), both UDP tunnels on the same
- * UDP port, are of different types and one of them is fou or gue. */
+ * listened on it, so a fou (or gue) port and a port of another UDP tunnel
+ * type on the same UDP port would silently shadow one another.  Returns
+ * EEXIST (and says why in 'errors') if 'dev' (of 'type', configured as
+ * 'tnl_cfg') and 'other' (of 'other_type', configured as 'other_cfg'), both
+ * UDP tunnels on the same UDP port, are of different types and one of them
+ * is fou or gue. */
 static int
 check_udp_port_clash(const struct netdev *dev, const char *type,
                      const struct netdev_tunnel_config *tnl_cfg,
