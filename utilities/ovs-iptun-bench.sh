@@ -127,9 +127,12 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
     for f in $FLOWS; do
         for s in $SIZES; do
             d=$W/frames/$f-$s
-            if test ! -f "$d/gre-6in6.pcap"; then
+            # Again when the generator changed (new tunnel types).
+            if test ! -f "$d/done" \
+               || test "$here/ovs-iptun-bench-frames.py" -nt "$d/done"; then
                 mkdir -p "$d"
                 $iptun_py "$here/ovs-iptun-bench-frames.py" "$d" "$f" "$s"
+                touch "$d/done"
             fi
         done
     done
