@@ -543,23 +543,19 @@ drop:
 /* fou: IP protocol 17, a UDP header to the port's dst_port, then the inner
  * packet (Linux's "ip fou add port N ipproto 4|41 [-6]"). */
 
-/* Builds the Ethernet + IPv4 or IPv6 + UDP header template.  The UDP source
- * port (the inner flow's hash), length and checksum are filled in per packet
- * by netdev_tnl_push_udp_header(), which computes the checksum only if the
+/* Builds the Ethernet + IPv4 or IPv6 + UDP header template of fou and gue
+ * port 'netdev' and returns its UDP header.  The UDP source port (the inner
+ * flow's hash), length and checksum are filled in per packet by
+ * netdev_tnl_push_udp_header(), which computes the checksum only if the
  * template's is nonzero, that is, over IPv6 or if the port has
  * options:csum=true. */
-int
-netdev_fou_build_header(const struct netdev *netdev,
-                        struct ovs_action_push_tnl *data,
-                        const struct netdev_tnl_build_header_params *params)
+static struct udp_header *
+iptun_build_udp_header(const struct netdev *netdev,
+                       struct ovs_action_push_tnl *data,
+                       const struct netdev_tnl_build_header_params *params)
 {
     struct netdev_vport *dev = netdev_vport_cast(netdev);
     struct udp_header *udp;
-
-    if (!iptun_can_encapsulate(netdev, params)) {
-        COVERAGE_INC(fou_build_non_ipv4);
-        return EINVAL;
-    }
 
     udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP);
     ovs_mutex_lock(&dev->mutex);
@@ -572,6 +568,21 @@ netdev_fou_build_header(const struct netdev *netdev,
         udp->udp_csum = htons(0xffff);
     }
     data->header_len += sizeof *udp;
+    return udp;
+}
+
+/* fou's template: the UDP header, then the inner packet. */
+int
+netdev_fou_build_header(const struct netdev *netdev,
+                        struct ovs_action_push_tnl *data,
+                        const struct netdev_tnl_build_header_params *params)
+{
+    if (!iptun_can_encapsulate(netdev, params)) {
+        COVERAGE_INC(fou_build_non_ipv4);
+        return EINVAL;
+    }
+
+    iptun_build_udp_header(netdev, data, params);
     data->tnl_type = OVS_VPORT_TYPE_FOU;
     return 0;
 }
@@ -681,6 +692,14 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
     return udp;
 }
 
+/* Counts in TYPE's coverage counters (TYPE_pop_bad_outer, _bad_udp_len,
+ * _bad_udp_csum) why iptun_pop_udp() refused a packet ('why', not
+ * IPTUN_UDP_HELD). */
+#define IPTUN_POP_UDP_COUNT(TYPE, WHY)                                   \
+    ((WHY) == IPTUN_UDP_BAD_OUTER ? COVERAGE_INC(TYPE##_pop_bad_outer)   \
+     : (WHY) == IPTUN_UDP_BAD_LEN ? COVERAGE_INC(TYPE##_pop_bad_udp_len) \
+     : COVERAGE_INC(TYPE##_pop_bad_udp_csum))
+
 /* Makes 'packet' the inner IPv4 or IPv6 packet, by its version nibble, at
  * offset 'hlen', of 'len' bytes; false if it is no consistent packet. */
 static bool
@@ -707,13 +726,8 @@ netdev_fou_pop_header(struct dp_packet *packet)
     if (!iptun_pop_udp(&packet, "fou", &hlen, &udp_len, &why)) {
         if (why == IPTUN_UDP_HELD) {
             return NULL;
-        } else if (why == IPTUN_UDP_BAD_OUTER) {
-            COVERAGE_INC(fou_pop_bad_outer);
-        } else if (why == IPTUN_UDP_BAD_LEN) {
-            COVERAGE_INC(fou_pop_bad_udp_len);
-        } else {
-            COVERAGE_INC(fou_pop_bad_udp_csum);
         }
+        IPTUN_POP_UDP_COUNT(fou, why);
         goto drop;
     }
 
@@ -774,8 +788,6 @@ netdev_gue_build_header(const struct netdev *netdev,
                         struct ovs_action_push_tnl *data,
                         const struct netdev_tnl_build_header_params *params)
 {
-    struct netdev_vport *dev = netdev_vport_cast(netdev);
-    struct udp_header *udp;
     uint8_t *gue;
 
     if (!iptun_can_encapsulate(netdev, params)) {
@@ -783,18 +795,11 @@ netdev_gue_build_header(const struct netdev *netdev,
         return EINVAL;
     }
 
-    udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP);
-    ovs_mutex_lock(&dev->mutex);
-    udp->udp_dst = dev->tnl_cfg.dst_port;
-    ovs_mutex_unlock(&dev->mutex);
-    if (params->is_ipv6 || params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
-        udp->udp_csum = htons(0xffff);  /* As fou's. */
-    }
-    gue = (uint8_t *) (udp + 1);
+    gue = (uint8_t *) (iptun_build_udp_header(netdev, data, params) + 1);
     memset(gue, 0, GUE_HLEN);
     gue[1] = (params->flow->packet_type == htonl(PT_IPV6)
               ? IPPROTO_IPV6 : IPPROTO_IPIP);
-    data->header_len += sizeof *udp + GUE_HLEN;
+    data->header_len += GUE_HLEN;
     data->tnl_type = OVS_VPORT_TYPE_GUE;
     return 0;
 }
@@ -939,13 +944,8 @@ netdev_gue_pop_header(struct dp_packet *packet)
     if (!udp) {
         if (why == IPTUN_UDP_HELD) {
             return NULL;
-        } else if (why == IPTUN_UDP_BAD_OUTER) {
-            COVERAGE_INC(gue_pop_bad_outer);
-        } else if (why == IPTUN_UDP_BAD_LEN) {
-            COVERAGE_INC(gue_pop_bad_udp_len);
-        } else {
-            COVERAGE_INC(gue_pop_bad_udp_csum);
         }
+        IPTUN_POP_UDP_COUNT(gue, why);
         goto drop;
     }
 
