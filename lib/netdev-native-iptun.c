@@ -636,7 +636,7 @@ enum iptun_udp_drop {
  * header, a nonzero UDP checksum that is wrong (a zero checksum means none,
  * over IPv6 too, as Linux's fou and gue accept it).  For IPTUN_UDP_HELD,
  * '*packetp' is NULL; otherwise the caller drops '*packetp'. */
-static const struct udp_header *
+static inline ALWAYS_INLINE const struct udp_header *
 iptun_pop_udp(struct dp_packet **packetp, const char *type,
               unsigned int *hlen, unsigned int *udp_len,
               enum iptun_udp_drop *why)
@@ -702,7 +702,7 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
 
 /* Makes 'packet' the inner IPv4 or IPv6 packet, by its version nibble, at
  * offset 'hlen', of 'len' bytes; false if it is no consistent packet. */
-static bool
+static inline ALWAYS_INLINE bool
 iptun_pop_inner_any(struct dp_packet *packet, const char *type,
                     unsigned int hlen, unsigned int len)
 {
@@ -950,6 +950,28 @@ netdev_gue_pop_header(struct dp_packet *packet)
     }
 
     gue = (const uint8_t *) (udp + 1);
+    if (OVS_LIKELY(udp_len >= UDP_HEADER_LEN + GUE_HLEN
+                   && !gue[0] && !gue[2] && !gue[3])) {
+        /* What Linux and this port send: a data message without flags or
+         * optional fields. */
+        udp_len -= UDP_HEADER_LEN + GUE_HLEN;
+        hlen += GUE_HLEN;
+        if (gue[1] == IPPROTO_IPIP) {
+            ok = iptun_pop_inner(packet, "gue", hlen, udp_len);
+        } else if (gue[1] == IPPROTO_IPV6) {
+            ok = iptun_pop_inner6(packet, "gue", hlen, udp_len);
+        } else {
+            VLOG_WARN_RL(&err_rl, "gue: dropping data message of IP "
+                         "protocol %"PRIu8", not 4 or 41", gue[1]);
+            COVERAGE_INC(gue_pop_bad_proto);
+            goto drop;
+        }
+        if (!ok) {
+            COVERAGE_INC(gue_pop_bad_inner);
+            goto drop;
+        }
+        return packet;
+    }
     switch (gue_pop_check(gue, udp_len - UDP_HEADER_LEN, &hdr_len, &remcsum,
                           &start, &offset)) {
     case GUE_OK:
