@@ -110,6 +110,9 @@ GUE (to UDP port FOU_PORT; variant 0 header "Ver|C|Hlen, Proto, Flags"):
                          UDP packet, checksum complete, from
                          00:00:00:00:00:03 to 00:00:00:00:00:01
   gue-remcsum-beyond     remote checksum offset 200, beyond the packet
+  gue-frag-head, gue-frag-tail  good-gue's datagram in two fragments
+                         (bytes 0-47 of the UDP datagram with MF, 48-103),
+                         ID 18
   good-gue6              variant 0, protocol 4, over IPv6
   gue6-dstopts           variant 0, protocol 41 over IPv6 behind a
                          destination options header (encapsulation
@@ -359,6 +362,14 @@ def build_gue(case, eth, outer, port):
         return Ether(src="00:00:00:00:00:03", dst="00:00:00:00:00:01",
                      type=0x0800) \
             / Raw(remcsum_inner()[0])
+    if case in ("gue-frag-head", "gue-frag-tail"):
+        dgram = bytes(IP(src=outer.src, dst=outer.dst) / udp
+                      / Raw(gue_hdr(4) + good))[20:]
+        if case == "gue-frag-head":
+            return eth / IP(src=outer.src, dst=outer.dst, proto=17, id=18,
+                            flags="MF") / Raw(dgram[:48])
+        return eth / IP(src=outer.src, dst=outer.dst, proto=17, id=18,
+                        frag=6) / Raw(dgram[48:])
     if case == "gue-udp-len-long":
         return eth / outer / UDP(sport=40000, dport=port,
                                  len=8 + 4 + len(good) + 40) \
