@@ -1,18 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ovs-iptun: metadata-mode ipip and fou tunnel devices (kinds iptun_ipip
- * and iptun_fou, iptun-link.c), such as the ones Open vSwitch's kernel
- * datapath adds as ports.
+ * ovs-iptun: metadata-mode ipip, fou and gue tunnel devices (kinds
+ * iptun_ipip, iptun_fou and iptun_gue, iptun-link.c), such as the ones Open
+ * vSwitch's kernel datapath adds as ports.
  *
  * The device is ARPHRD_NONE, so that openvswitch.ko accepts it as a port
  * and sees the packets as L3 (packet_type=legacy_l3).  Transmit builds the
- * outer IPv4 or IPv6 header (and, for fou, the UDP header) from the skb's
- * tunnel metadata; receive takes IP protocols 4 and 41 through tunnel4
- * (ipip over IPv4, as Linux's ipip and sit send them) and tunnel6 (ipip
- * over IPv6, as Linux's ip6tnl sends them) or one UDP tunnel socket per
- * device and family (fou), attaches the outer addresses as tunnel
- * metadata and hands the inner IPv4 or IPv6 packet to the device, where
- * OVS's rx_handler (or the IP stack, for other users) takes it.
+ * outer IPv4 or IPv6 header (and, for fou, the UDP header; for gue, UDP
+ * and GUE) from the skb's tunnel metadata; receive takes IP protocols 4
+ * and 41 through tunnel4 (ipip over IPv4, as Linux's ipip and sit send
+ * them) and tunnel6 (ipip over IPv6, as Linux's ip6tnl sends them) or one
+ * UDP tunnel socket per device and family (fou, gue), attaches the outer
+ * addresses as tunnel metadata and hands the inner IPv4 or IPv6 packet to
+ * the device, where OVS's rx_handler (or the IP stack, for other users)
+ * takes it.
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -30,6 +31,7 @@
 #include <net/dsfield.h>
 #include <net/dst_metadata.h>
 #include <net/gro_cells.h>
+#include <net/gue.h>
 #include <net/inet_ecn.h>
 #include <net/ip.h>
 #include <net/ip_tunnels.h>
@@ -58,11 +60,40 @@ struct iptun_net {
 
 static unsigned int iptun_net_id __read_mostly;
 
-/* The bytes a packet grows by: the outer IPv4 or IPv6 header, and UDP. */
+/* The bytes a packet grows by: the outer IPv4 or IPv6 header, UDP, and
+ * GUE's base header.
+ */
 static int iptun_hlen(const struct iptun_dev *t, bool outer6)
 {
 	return (outer6 ? sizeof(struct ipv6hdr) : sizeof(struct iphdr)) +
-	       (t->fou ? sizeof(struct udphdr) : 0);
+	       (t->fou ? sizeof(struct udphdr) : 0) +
+	       (t->gue ? sizeof(struct guehdr) : 0);
+}
+
+/* A GUE remote checksum offload: where the inner packet's checksum starts
+ * and where its field is, from the inner packet's start.
+ */
+struct iptun_remcsum {
+	u16 start;
+	u16 offset;
+};
+
+/* Completes the inner checksum that a GUE sender left to the receiver
+ * (remote checksum offload), as Linux's gue_remcsum() does with
+ * FOU_F_REMCSUM_NOPARTIAL: skb->data is at the inner packet.  False if the
+ * field or the start lies beyond the packet (or no memory to write it).
+ */
+static bool iptun_remcsum(struct sk_buff *skb, const struct iptun_remcsum *rc)
+{
+	unsigned int len = max_t(unsigned int, rc->offset + sizeof(__sum16),
+				 rc->start);
+
+	/* A field before the start: Linux's csum_offset would wrap. */
+	if (rc->offset < rc->start || len > skb->len ||
+	    skb_ensure_writable(skb, len))
+		return false;
+	skb_remcsum_process(skb, skb->data, rc->start, rc->offset, true);
+	return true;
 }
 
 /* Checks the inner IPv6 header at skb->data, as ipv6_rcv() would: a
@@ -85,10 +116,12 @@ static bool iptun_inner6_ok(struct sk_buff *skb)
 
 /* Receive: skb->data is at the inner IPv4 (or, for ipip's protocol 41,
  * IPv6) header after pulling hdr_len bytes (0 for ipip, the UDP header for
- * fou); ip_hdr() is the outer header.  Always consumes the skb.
+ * fou, UDP and GUE for gue); ip_hdr() is the outer header.  'rc', if not
+ * NULL, is a GUE remote checksum offload to complete.  Always consumes the
+ * skb.
  */
 static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
-		     __be16 inner_proto)
+		     __be16 inner_proto, const struct iptun_remcsum *rc)
 {
 	const bool outer6 = ip_hdr(skb)->version == 6;
 	struct net_device *dev = t->dev;
@@ -131,7 +164,7 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 			DEV_STATS_INC(dev, rx_frame_errors);
 			goto drop_md;
 		}
-		goto deliver;
+		goto remcsum;
 	}
 
 	/* The inner packet must be a complete IPv4 header at least. */
@@ -146,12 +179,22 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 		DEV_STATS_INC(dev, rx_frame_errors);
 		goto drop_md;
 	}
-	if (INET_ECN_decapsulate(skb, outer_tos, iph->tos) > 1) {
+	/* A shorter total length trims, as ip_rcv() does. */
+	if (pskb_trim_rcsum(skb, ntohs(iph->tot_len))) {
+		DEV_STATS_INC(dev, rx_dropped);
+		goto drop_md;
+	}
+	if (INET_ECN_decapsulate(skb, outer_tos, ip_hdr(skb)->tos) > 1) {
 		DEV_STATS_INC(dev, rx_frame_errors);
 		goto drop_md;
 	}
 
-deliver:
+remcsum:
+	if (rc && !iptun_remcsum(skb, rc)) {
+		DEV_STATS_INC(dev, rx_length_errors);
+		goto drop_md;
+	}
+
 	skb_reset_mac_header(skb);
 	skb->dev = dev;
 	skb->pkt_type = PACKET_HOST;
@@ -190,7 +233,7 @@ static int iptun_tunnel_rcv(struct sk_buff *skb, unsigned short family,
 		kfree_skb(skb);
 		return 0;
 	}
-	return iptun_rcv(netdev_priv(dev), skb, 0, inner_proto);
+	return iptun_rcv(netdev_priv(dev), skb, 0, inner_proto, NULL);
 }
 
 static int iptun_ipip_rcv(struct sk_buff *skb)
@@ -308,7 +351,126 @@ static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
 	ver = skb_header_pointer(skb, sizeof(struct udphdr), 1, &buf);
 	if (ver && *ver >> 4 == 6)
 		inner_proto = htons(ETH_P_IPV6);
-	return iptun_rcv(t, skb, sizeof(struct udphdr), inner_proto);
+	return iptun_rcv(t, skb, sizeof(struct udphdr), inner_proto, NULL);
+}
+
+/* UDP encap_rcv of a gue device's sockets, as Linux's gue_udp_recv() with
+ * validate_gue_flags(), and as Open vSwitch's userspace datapath pops GUE:
+ * after the UDP header, variant 1 (the version nibble of an inner IPv4 or
+ * IPv6 packet) or a variant 0 header, whose flags may be P alone, whose
+ * private flags may be remote checksum offload alone (its field within
+ * Hlen; a checksum offset below its start, which Linux refuses, is taken
+ * as by the userspace datapath), and whose data message must carry
+ * protocol 4 or 41 (Linux hands any protocol to the IP stack).  Truncated
+ * headers count as rx_length_errors, invalid ones as rx_frame_errors;
+ * control messages and other protocols, which this device does not take,
+ * as rx_dropped.
+ */
+static int iptun_gue_rcv(struct sock *sk, struct sk_buff *skb)
+{
+	struct iptun_dev *t = rcu_dereference_sk_user_data(sk);
+	struct iptun_remcsum rc, *rcp = NULL;
+	size_t len = sizeof(struct udphdr) + sizeof(struct guehdr);
+	struct net_device *dev;
+	struct guehdr *guehdr;
+	__be16 inner_proto;
+	size_t optlen;
+
+	if (!t) {
+		kfree_skb(skb);
+		return 0;
+	}
+	dev = t->dev;
+	if (!pskb_may_pull(skb, len))
+		goto length_error;
+	guehdr = (struct guehdr *)&udp_hdr(skb)[1];
+
+	switch (guehdr->version) {
+	case 0:
+		break;
+	case 1:
+		/* The inner packet itself: its version nibble is Ver. */
+		switch (((struct iphdr *)guehdr)->version) {
+		case 4:
+			inner_proto = htons(ETH_P_IP);
+			break;
+		case 6:
+			inner_proto = htons(ETH_P_IPV6);
+			break;
+		default:
+			goto frame_error;
+		}
+		return iptun_rcv(t, skb, sizeof(struct udphdr), inner_proto,
+				 NULL);
+	default:
+		goto frame_error;
+	}
+
+	optlen = guehdr->hlen << 2;
+	len += optlen;
+	if (!pskb_may_pull(skb, len))
+		goto length_error;
+	guehdr = (struct guehdr *)&udp_hdr(skb)[1];
+
+	if (guehdr->flags & ~GUE_FLAG_PRIV)
+		goto frame_error;
+	if (guehdr->flags & GUE_FLAG_PRIV) {
+		__be32 pflags;
+		__be16 *pd;
+
+		if (optlen < GUE_LEN_PRIV)
+			goto frame_error;
+		pflags = *(__be32 *)&guehdr[1];
+		if (pflags & ~GUE_PFLAG_REMCSUM)
+			goto frame_error;
+		if (pflags & GUE_PFLAG_REMCSUM) {
+			if (optlen < GUE_LEN_PRIV + GUE_PLEN_REMCSUM)
+				goto frame_error;
+			pd = (__be16 *)((u8 *)&guehdr[1] + GUE_LEN_PRIV);
+			rc.start = ntohs(pd[0]);
+			rc.offset = ntohs(pd[1]);
+			rcp = &rc;
+		}
+	}
+	if (guehdr->control)
+		goto not_taken;
+	switch (guehdr->proto_ctype) {
+	case IPPROTO_IPIP:
+		inner_proto = htons(ETH_P_IP);
+		break;
+	case IPPROTO_IPV6:
+		inner_proto = htons(ETH_P_IPV6);
+		break;
+	default:
+		goto not_taken;
+	}
+	return iptun_rcv(t, skb, len, inner_proto, rcp);
+
+length_error:
+	DEV_STATS_INC(dev, rx_length_errors);
+	DEV_STATS_INC(dev, rx_errors);
+	goto drop;
+frame_error:
+	DEV_STATS_INC(dev, rx_frame_errors);
+	DEV_STATS_INC(dev, rx_errors);
+	goto drop;
+not_taken:
+	DEV_STATS_INC(dev, rx_dropped);
+drop:
+	kfree_skb(skb);
+	return 0;
+}
+
+/* The GUE header of a packet to be sent, in front of the inner packet: as
+ * Linux's __gue_build_header() writes it without remote checksum offload
+ * (variant 0, no optional fields, the inner protocol).
+ */
+static void iptun_gue_push(struct sk_buff *skb, u8 ipproto)
+{
+	struct guehdr *guehdr = __skb_push(skb, sizeof(*guehdr));
+
+	guehdr->word = 0;
+	guehdr->proto_ctype = ipproto;
 }
 
 /* Transmit over an IPv4 underlay.  Consumes the skb; returns 0 or a
@@ -368,6 +530,8 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 			goto err_rt;
 		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
+		if (t->gue)
+			iptun_gue_push(skb, ipproto);
 		udp_tunnel_xmit_skb(rt, sock->sk, skb, fl4.saddr, fl4.daddr,
 				    tos, ttl, df, sport, dport, false, !csum);
 	} else {
@@ -451,6 +615,8 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 			goto err_dst;
 		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
+		if (t->gue)
+			iptun_gue_push(skb, ipproto);
 		udp_tunnel6_xmit_skb(dst, sock->sk, skb, dev, &fl6.saddr,
 				     &fl6.daddr, prio, ttl, label, sport,
 				     dport, false);
@@ -502,8 +668,10 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 		ipproto = IPPROTO_IPV6;
 	else
 		goto tx_error;
-	/* A fou device sends one inner protocol, as a Linux fou port. */
-	if (t->fou && ipproto != t->ipproto)
+	/* A fou device sends one inner protocol, as a Linux fou port; gue
+	 * names it in each packet.
+	 */
+	if (t->fou && !t->gue && ipproto != t->ipproto)
 		goto tx_error;
 	if (unlikely(!pskb_inet_may_pull(skb)))
 		goto tx_error;
@@ -534,15 +702,15 @@ tx_error:
 	return NETDEV_TX_OK;
 }
 
-/* A fou device's UDP ('ipv6' false) or UDPv6 socket on its port, on every
- * address (the UDPv6 one IPv6-only, as Linux's "ip fou add ... -6").
+/* A fou or gue device's UDP ('ipv6' false) or UDPv6 socket on its port, on
+ * every address (the UDPv6 one IPv6-only, as Linux's "ip fou add ... -6").
  */
 static struct socket *iptun_sock_open(struct iptun_dev *t, bool ipv6)
 {
 	struct udp_tunnel_sock_cfg tcfg = {
 		.sk_user_data = t,
 		.encap_type = 1,
-		.encap_rcv = iptun_fou_rcv,
+		.encap_rcv = t->gue ? iptun_gue_rcv : iptun_fou_rcv,
 	};
 	struct udp_port_cfg cfg = {	/* local_ip(6): any address */
 		.family = ipv6 ? AF_INET6 : AF_INET,
@@ -655,9 +823,9 @@ static const struct net_device_ops iptun_netdev_ops = {
 	.ndo_get_stats64 = dev_get_tstats64,
 };
 
-/* Common setup of both kinds (iptun-link.c); t->fou is already set.  Like
- * OVS's other tunnel devices, the MTU does not restrict what OVS can send:
- * the route to the remote decides.
+/* Common setup of all kinds (iptun-link.c); t->fou and t->gue are already
+ * set.  Like OVS's other tunnel devices, the MTU does not restrict what
+ * OVS can send: the route to the remote decides.
  */
 void iptun_dev_setup(struct net_device *dev)
 {

@@ -11,10 +11,15 @@
  *               is required; IFLA_IPTUN_FOU_IPPROTO (4, the default, or
  *               41) is the one inner protocol it sends, as Linux's
  *               "ip fou add port N ipproto P".  It receives both.
+ *   iptun_gue   IPv4 and IPv6 in GUE (Generic UDP Encapsulation,
+ *               draft-ietf-intarea-gue) over IPv4 or IPv6, as Linux's
+ *               "ip fou add port N gue" receives it and its ipip, sit
+ *               and ip6tnl devices "encap gue" send it; IFLA_IPTUN_FOU_PORT
+ *               is required; it sends and receives both inner protocols.
  *
- * Both are metadata-mode ("external", collect_md) devices: every packet
- * sent needs tunnel metadata (addresses, TOS, TTL, DF; for fou the
- * checksum flag and optionally the UDP destination port), and every
+ * All are metadata-mode ("external", collect_md) devices: every packet
+ * sent needs tunnel metadata (addresses, TOS, TTL, DF; for fou and gue
+ * the checksum flag and optionally the UDP destination port), and every
  * packet received carries the outer headers as tunnel metadata.  Open
  * vSwitch creates them over rtnetlink (lib/dpif-netlink-rtnl.c) and adds
  * them to its kernel datapath as plain netdev ports; routes with
@@ -36,6 +41,7 @@
 
 static struct rtnl_link_ops iptun_ipip_link_ops;
 static struct rtnl_link_ops iptun_fou_link_ops;
+static struct rtnl_link_ops iptun_gue_link_ops;
 
 static void iptun_ipip_setup(struct net_device *dev)
 {
@@ -49,6 +55,16 @@ static void iptun_fou_setup(struct net_device *dev)
 
 	t->fou = true;
 	dev->rtnl_link_ops = &iptun_fou_link_ops;
+	iptun_dev_setup(dev);
+}
+
+static void iptun_gue_setup(struct net_device *dev)
+{
+	struct iptun_dev *t = netdev_priv(dev);
+
+	t->fou = true;
+	t->gue = true;
+	dev->rtnl_link_ops = &iptun_gue_link_ops;
 	iptun_dev_setup(dev);
 }
 
@@ -77,18 +93,36 @@ static int iptun_fou_validate(struct nlattr *tb[], struct nlattr *data[],
 	return 0;
 }
 
+static int iptun_gue_validate(struct nlattr *tb[], struct nlattr *data[],
+			      struct netlink_ext_ack *extack)
+{
+	if (!data || !data[IFLA_IPTUN_FOU_PORT] ||
+	    !nla_get_be16(data[IFLA_IPTUN_FOU_PORT])) {
+		NL_SET_ERR_MSG(extack,
+			       "iptun_gue: a UDP port (IFLA_IPTUN_FOU_PORT) is required");
+		return -EINVAL;
+	}
+	/* GUE names the inner protocol in each packet. */
+	if (data[IFLA_IPTUN_FOU_IPPROTO]) {
+		NL_SET_ERR_MSG_ATTR(extack, data[IFLA_IPTUN_FOU_IPPROTO],
+				    "iptun_gue: no inner protocol (IFLA_IPTUN_FOU_IPPROTO): a gue device carries both");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int iptun_newlink(struct net *net, struct net_device *dev,
 			 struct nlattr *tb[], struct nlattr *data[],
 			 struct netlink_ext_ack *extack)
 {
 	struct iptun_dev *t = netdev_priv(dev);
 
-	if (t->fou) {
+	if (t->fou)
 		t->dst_port = nla_get_be16(data[IFLA_IPTUN_FOU_PORT]);
+	if (t->fou && !t->gue)
 		t->ipproto = data[IFLA_IPTUN_FOU_IPPROTO] ?
 			     nla_get_u8(data[IFLA_IPTUN_FOU_IPPROTO]) :
 			     IPPROTO_IPIP;
-	}
 	return register_netdevice(dev);
 }
 
@@ -118,6 +152,21 @@ static int iptun_fou_fill_info(struct sk_buff *skb,
 	return 0;
 }
 
+static size_t iptun_gue_get_size(const struct net_device *dev)
+{
+	return nla_total_size(sizeof(__be16));	/* IFLA_IPTUN_FOU_PORT */
+}
+
+static int iptun_gue_fill_info(struct sk_buff *skb,
+			       const struct net_device *dev)
+{
+	const struct iptun_dev *t = netdev_priv(dev);
+
+	if (nla_put_be16(skb, IFLA_IPTUN_FOU_PORT, t->dst_port))
+		return -EMSGSIZE;
+	return 0;
+}
+
 static struct rtnl_link_ops iptun_ipip_link_ops __read_mostly = {
 	.kind		= "iptun_ipip",
 	.priv_size	= sizeof(struct iptun_dev),
@@ -138,6 +187,18 @@ static struct rtnl_link_ops iptun_fou_link_ops __read_mostly = {
 	.fill_info	= iptun_fou_fill_info,
 };
 
+static struct rtnl_link_ops iptun_gue_link_ops __read_mostly = {
+	.kind		= "iptun_gue",
+	.maxtype	= IFLA_IPTUN_FOU_MAX,
+	.policy		= iptun_fou_policy,
+	.priv_size	= sizeof(struct iptun_dev),
+	.setup		= iptun_gue_setup,
+	.validate	= iptun_gue_validate,
+	.newlink	= iptun_newlink,
+	.get_size	= iptun_gue_get_size,
+	.fill_info	= iptun_gue_fill_info,
+};
+
 static int __init iptun_init_module(void)
 {
 	int err;
@@ -151,8 +212,13 @@ static int __init iptun_init_module(void)
 	err = rtnl_link_register(&iptun_fou_link_ops);
 	if (err)
 		goto err_ipip;
+	err = rtnl_link_register(&iptun_gue_link_ops);
+	if (err)
+		goto err_fou;
 	return 0;
 
+err_fou:
+	rtnl_link_unregister(&iptun_fou_link_ops);
 err_ipip:
 	rtnl_link_unregister(&iptun_ipip_link_ops);
 err_dev:
@@ -162,7 +228,8 @@ err_dev:
 
 static void __exit iptun_exit_module(void)
 {
-	/* Deletes every device of both kinds, in every namespace. */
+	/* Deletes every device of all kinds, in every namespace. */
+	rtnl_link_unregister(&iptun_gue_link_ops);
 	rtnl_link_unregister(&iptun_fou_link_ops);
 	rtnl_link_unregister(&iptun_ipip_link_ops);
 	iptun_dev_exit_module();
@@ -171,7 +238,8 @@ static void __exit iptun_exit_module(void)
 module_init(iptun_init_module);
 module_exit(iptun_exit_module);
 
-MODULE_DESCRIPTION("ovs-iptun: metadata-mode ipip and fou tunnel devices");
+MODULE_DESCRIPTION("ovs-iptun: metadata-mode ipip, fou and gue tunnel devices");
 MODULE_LICENSE("GPL");
 MODULE_ALIAS_RTNL_LINK("iptun_ipip");
 MODULE_ALIAS_RTNL_LINK("iptun_fou");
+MODULE_ALIAS_RTNL_LINK("iptun_gue");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * ovs-iptun: path MTU discovery through metadata-mode ipip and fou devices.
+ * ovs-iptun: path MTU discovery through metadata-mode ipip, fou and gue
+ * devices.
  *
  * A packet too big for the tunnel's path (the route's MTU, learned PMTU
  * included, less the outer headers) is answered as Linux's metadata-mode

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * ovs-iptun: metadata-mode ipip and fou tunnel devices.
+ * ovs-iptun: metadata-mode ipip, fou and gue tunnel devices.
  */
 
 #ifndef OVS_IPTUN_H
@@ -9,14 +9,16 @@
 #include <linux/netdevice.h>
 #include <net/gro_cells.h>
 
-/* Netlink attributes of kind iptun_fou (IFLA_INFO_DATA).  ABI: Open
- * vSwitch's dpif-netlink-rtnl.c (patches/0002) uses these numbers.
+/* Netlink attributes of kinds iptun_fou and iptun_gue (IFLA_INFO_DATA).
+ * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0002) uses these
+ * numbers.
  */
 enum {
 	IFLA_IPTUN_FOU_UNSPEC,
 	IFLA_IPTUN_FOU_PORT,		/* be16: the UDP port, required. */
-	IFLA_IPTUN_FOU_IPPROTO,		/* u8: the inner protocol sent, 4
-					 * (IPv4, default) or 41 (IPv6).
+	IFLA_IPTUN_FOU_IPPROTO,		/* u8, iptun_fou only: the inner
+					 * protocol sent, 4 (IPv4, default) or
+					 * 41 (IPv6).
 					 */
 	__IFLA_IPTUN_FOU_MAX
 };
@@ -27,10 +29,17 @@ struct iptun_dev {
 	struct net_device *dev;
 	struct gro_cells gro_cells;
 	bool fou;			/* false: ipip (IP protocols 4, 41). */
+	bool gue;			/* fou with a GUE header (iptun_gue):
+					 * both inner protocols.
+					 */
 	u8 ipproto;			/* fou: the inner protocol sent. */
-	__be16 dst_port;		/* fou: the UDP port, network order. */
-	struct socket __rcu *sock;	/* fou: the UDP socket, when up. */
-	struct socket __rcu *sock6;	/* fou: the UDPv6 socket, when up. */
+	__be16 dst_port;		/* fou, gue: the UDP port, network
+					 * order.
+					 */
+	struct socket __rcu *sock;	/* fou, gue: the UDP socket, when up. */
+	struct socket __rcu *sock6;	/* fou, gue: the UDPv6 socket, when
+					 * up.
+					 */
 };
 
 struct ip_tunnel_key;
