@@ -819,7 +819,9 @@ gue_remcsum(struct dp_packet *packet, unsigned int start,
     uint16_t all, head, field;
     uint32_t sum;
 
-    if (start > size || offset + 2 > size) {
+    if (start > size || offset + 2 > size || offset < start) {
+        /* (A field before the start: Linux's skb csum_offset, offset less
+         * start, would wrap, and the packet is not delivered.) */
         return false;
     }
     /* The sum from 'start' is the sum of all less the sum before 'start',
@@ -1003,7 +1005,7 @@ netdev_gue_pop_header(struct dp_packet *packet)
     if (remcsum && !gue_remcsum(packet, start, offset)) {
         COVERAGE_INC(gue_pop_bad_remcsum);
         VLOG_WARN_RL(&err_rl, "gue: dropping packet whose remote checksum "
-                     "start %u or offset %u lies beyond its %"PRIu32" bytes",
+                     "start %u and offset %u do not fit its %"PRIu32" bytes",
                      start, offset, dp_packet_size(packet));
         goto drop;
     }

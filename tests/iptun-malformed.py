@@ -110,6 +110,7 @@ GUE (to UDP port FOU_PORT; variant 0 header "Ver|C|Hlen, Proto, Flags"):
                          UDP packet, checksum complete, from
                          00:00:00:00:00:03 to 00:00:00:00:00:01
   gue-remcsum-beyond     remote checksum offset 200, beyond the packet
+  gue-remcsum-before     remote checksum offset 20, before its start 28
   gue-frag-head, gue-frag-tail  good-gue's datagram in two fragments
                          (bytes 0-47 of the UDP datagram with MF, 48-103),
                          ID 18
@@ -352,9 +353,11 @@ def build_gue(case, eth, outer, port):
     }
     if case in table:
         return eth / outer / udp / Raw(table[case])
-    if case in ("gue-remcsum", "gue-remcsum-beyond"):
-        offset = 26 if case == "gue-remcsum" else 200
-        opts = bytes([0x80, 0, 0, 0]) + (20).to_bytes(2, "big") \
+    if case in ("gue-remcsum", "gue-remcsum-beyond", "gue-remcsum-before"):
+        start, offset = {"gue-remcsum": (20, 26),
+                         "gue-remcsum-beyond": (20, 200),
+                         "gue-remcsum-before": (28, 20)}[case]
+        opts = bytes([0x80, 0, 0, 0]) + start.to_bytes(2, "big") \
             + offset.to_bytes(2, "big")
         return eth / outer / udp \
             / Raw(gue_hdr(4, hlen=2, flags=1, opts=opts) + remcsum_inner()[1])
