@@ -359,12 +359,11 @@ static int iptun_fou_rcv(struct sock *sk, struct sk_buff *skb)
  * after the UDP header, variant 1 (the version nibble of an inner IPv4 or
  * IPv6 packet) or a variant 0 header, whose flags may be P alone, whose
  * private flags may be remote checksum offload alone (its field within
- * Hlen; a checksum offset below its start, which Linux refuses, is taken
- * as by the userspace datapath), and whose data message must carry
- * protocol 4 or 41 (Linux hands any protocol to the IP stack).  Truncated
- * headers count as rx_length_errors, invalid ones as rx_frame_errors;
- * control messages and other protocols, which this device does not take,
- * as rx_dropped.
+ * Hlen, its offset not below its start: Linux refuses both), and whose
+ * data message must carry protocol 4 or 41 (Linux hands any protocol to
+ * the IP stack).  Truncated headers count as rx_length_errors, invalid
+ * ones as rx_frame_errors; control messages and other protocols, which
+ * this device does not take, as rx_dropped.
  */
 static int iptun_gue_rcv(struct sock *sk, struct sk_buff *skb)
 {

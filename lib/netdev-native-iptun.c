@@ -847,10 +847,10 @@ enum gue_drop {
  * '*hdr_len' to the length of the header (with its optional fields) and
  * '*remcsum' to whether it carries a remote checksum offload field, whose
  * start and offset it stores in '*start' and '*offset'.  Variant 1 is a
- * header of length 0.  As Linux's gue_udp_recv() and validate_gue_flags(),
- * except that a remote checksum field that does not fit Hlen is an error
- * (Linux reads it from the inner packet then) and a data message must
- * carry IPv4 or IPv6 (Linux hands any protocol to its IP handler). */
+ * header of length 0.  As Linux 6.1's gue_udp_recv() and
+ * validate_gue_flags() (a remote checksum field must fit Hlen there too),
+ * except that a data message must carry IPv4 or IPv6 (Linux hands any
+ * protocol to its IP handler). */
 static enum gue_drop
 gue_pop_check(const uint8_t *gue, unsigned int len, unsigned int *hdr_len,
               bool *remcsum, unsigned int *start, unsigned int *offset)
