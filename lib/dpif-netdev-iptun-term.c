@@ -23,6 +23,7 @@
 #include "coverage.h"
 #include "dpif-netdev-private-flow.h"
 #include "flow.h"
+#include "netdev-native-iptun.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"
@@ -100,7 +101,7 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                     bool add)
 {
     bool ipip = !strcmp(type, "ipip");
-    bool fou = !strcmp(type, "fou") || !strcmp(type, "gue");
+    bool fou = netdev_iptun_is_udp_type(type);
     uint32_t odp = odp_to_u32(odp_port);
 
     ovs_mutex_lock(&term_mutex);

@@ -34,6 +34,7 @@
 #include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
 #include "flow.h"
+#include "netdev-native-iptun.h"
 #include "netlink.h"
 #include "odp-netlink.h"
 #include "odp-util.h"
@@ -118,7 +119,7 @@ void
 iptun_reass_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                      bool add)
 {
-    if (strcmp(type, "fou") && strcmp(type, "gue")) {
+    if (!netdev_iptun_is_udp_type(type)) {
         return;
     }
     ovs_mutex_lock(&ports_mutex);

@@ -46,9 +46,8 @@ netdev_iptun_is_iptun_type(const char *type)
            || !strcmp(type, "gue");
 }
 
-/* fou and gue: ovs-iptun's UDP tunnel types. */
-static bool
-is_iptun_udp_type(const char *type)
+bool
+netdev_iptun_is_udp_type(const char *type)
 {
     return !strcmp(type, "fou") || !strcmp(type, "gue");
 }
@@ -136,7 +135,7 @@ check_iptun_options(const char *name, const char *type,
         }
     }
 
-    if (is_iptun_udp_type(type)) {
+    if (netdev_iptun_is_udp_type(type)) {
         /* Foo-over-UDP has no assigned port, and Linux no default for fou
          * or gue (the GUE draft's 6080 is not assigned). */
         dst_port = smap_get(args, "dst_port");
@@ -186,7 +185,8 @@ check_udp_port_clash(const struct netdev *dev, const char *type,
 {
     if (!tnl_cfg->dst_port || other_cfg->dst_port != tnl_cfg->dst_port
         || !strcmp(other_type, type)
-        || (!is_iptun_udp_type(type) && !is_iptun_udp_type(other_type))
+        || (!netdev_iptun_is_udp_type(type)
+            && !netdev_iptun_is_udp_type(other_type))
         || !is_udp_tunnel_type(type) || !is_udp_tunnel_type(other_type)) {
         return 0;
     }
@@ -246,7 +246,7 @@ check_same_endpoints(const struct netdev *dev, const char *type,
                   "tunnels have no key: a port is identified by its "
                   "local_ip and remote_ip%s)\n", netdev_get_name(dev), type,
                   netdev_get_name(other), type,
-                  is_iptun_udp_type(type) ? " on its dst_port" : "");
+                  netdev_iptun_is_udp_type(type) ? " on its dst_port" : "");
     return EEXIST;
 }
 

@@ -953,21 +953,16 @@ netdev_gue_pop_header(struct dp_packet *packet)
 
     gue = (const uint8_t *) (udp + 1);
     if (OVS_LIKELY(udp_len >= UDP_HEADER_LEN + GUE_HLEN
-                   && !gue[0] && !gue[2] && !gue[3])) {
-        /* What Linux and this port send: a data message without flags or
-         * optional fields. */
+                   && !gue[0] && !gue[2] && !gue[3]
+                   && (gue[1] == IPPROTO_IPIP || gue[1] == IPPROTO_IPV6))) {
+        /* What Linux and this port send: an IPv4 or IPv6 data message
+         * without flags or optional fields; anything else takes
+         * gue_pop_check(). */
         udp_len -= UDP_HEADER_LEN + GUE_HLEN;
         hlen += GUE_HLEN;
-        if (gue[1] == IPPROTO_IPIP) {
-            ok = iptun_pop_inner(packet, "gue", hlen, udp_len);
-        } else if (gue[1] == IPPROTO_IPV6) {
-            ok = iptun_pop_inner6(packet, "gue", hlen, udp_len);
-        } else {
-            VLOG_WARN_RL(&err_rl, "gue: dropping data message of IP "
-                         "protocol %"PRIu8", not 4 or 41", gue[1]);
-            COVERAGE_INC(gue_pop_bad_proto);
-            goto drop;
-        }
+        ok = (gue[1] == IPPROTO_IPV6
+              ? iptun_pop_inner6(packet, "gue", hlen, udp_len)
+              : iptun_pop_inner(packet, "gue", hlen, udp_len));
         if (!ok) {
             COVERAGE_INC(gue_pop_bad_inner);
             goto drop;

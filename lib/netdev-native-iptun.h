@@ -80,6 +80,8 @@ bool netdev_iptun_build_error(const struct netdev *,
  * netdev-vport.c: the ovs-iptun types' own options, and UDP port clashes
  * between fou and the other UDP tunnel types. */
 bool netdev_iptun_is_iptun_type(const char *type);
+/* fou and gue: those of the types above that run over UDP. */
+bool netdev_iptun_is_udp_type(const char *type);
 int netdev_iptun_check_config(const struct netdev *,
                               const struct smap *args,
                               struct netdev_tunnel_config *,
