@@ -28,6 +28,7 @@
 #include "csum.h"
 #include "iptun-reass.h"
 #include "dp-packet.h"
+#include "flow.h"
 #include "netdev.h"
 #include "netdev-native-tnl.h"
 #include "netdev-vport-private.h"
@@ -484,6 +485,53 @@ iptun_set_flow_label(struct dp_packet *packet,
     }
 }
 
+/* The push of an ipip, fou or gue port replaces the Ethernet header of an
+ * Ethernet 'packet': the translation leaves out the pop_eth that would
+ * otherwise come before it (netdev_iptun_push_replaces_eth()).  Removes
+ * what pop_eth removes, everything before the L3 header (VLAN tags
+ * included), at the cost of a pull: the push that follows resets the layer
+ * offsets and the packet type.  An L3 packet is left alone. */
+static inline void
+iptun_push_strip_eth(struct dp_packet *packet)
+{
+    if (dp_packet_is_eth(packet)) {
+        if (OVS_LIKELY(packet->l2_5_ofs == UINT16_MAX
+                       && packet->l3_ofs != UINT16_MAX)) {
+            dp_packet_pull(packet, packet->l3_ofs);
+        } else {
+            pop_eth(packet);
+        }
+    }
+}
+
+int
+netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
+                               const struct flow *flow,
+                               const struct flow *base_flow,
+                               struct flow_wildcards *wc)
+{
+    int n;
+
+    if ((strcmp(type, "ipip") && !netdev_iptun_is_udp_type(type))
+        || packet_type != htonl(PT_ETH)
+        || flow->packet_type == htonl(PT_ETH)
+        || base_flow->packet_type != htonl(PT_ETH)
+        || eth_type_mpls(base_flow->dl_type)
+        || memcmp(flow->vlans, base_flow->vlans, sizeof flow->vlans)) {
+        /* Not one of ours, not an Ethernet packet becoming L3, or an MPLS
+         * packet or VLAN tags still to be pushed or popped: pop_eth. */
+        return 0;
+    }
+    /* The number of VLAN tags, in the megaflow too. */
+    for (n = 0; n < FLOW_MAX_VLAN_HEADERS; n++) {
+        wc->masks.vlans[n].tci |= htons(VLAN_CFI);
+        if (!(base_flow->vlans[n].tci & htons(VLAN_CFI))) {
+            break;
+        }
+    }
+    return ETH_HEADER_LEN + n * VLAN_HEADER_LEN;
+}
+
 void
 netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
                         struct dp_packet *packet,
@@ -491,6 +539,7 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 {
     int ip_tot_size;
 
+    iptun_push_strip_eth(packet);
     netdev_tnl_push_ip_header(packet, data->header, data->header_len,
                               &ip_tot_size);
     iptun_set_flow_label(packet, data);
@@ -587,12 +636,13 @@ netdev_fou_build_header(const struct netdev *netdev,
     return 0;
 }
 
-/* fou's push: the UDP header (netdev_tnl_push_udp_header()) and, over IPv6,
- * the flow label. */
+/* fou's push: the UDP header (netdev_tnl_push_udp_header()) in place of an
+ * Ethernet packet's Ethernet header and, over IPv6, the flow label. */
 void
 netdev_fou_push_header(const struct netdev *netdev, struct dp_packet *packet,
                        const struct ovs_action_push_tnl *data)
 {
+    iptun_push_strip_eth(packet);
     netdev_tnl_push_udp_header(netdev, packet, data);
     iptun_set_flow_label(packet, data);
 }

@@ -43,8 +43,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "openvswitch/types.h"
+
 struct dp_packet;
 struct ds;
+struct flow;
+struct flow_wildcards;
 struct netdev;
 struct netdev_tnl_build_header_params;
 struct netdev_tunnel_config;
@@ -70,6 +74,22 @@ int netdev_gue_build_header(const struct netdev *,
                             struct ovs_action_push_tnl *,
                             const struct netdev_tnl_build_header_params *);
 struct dp_packet *netdev_gue_pop_header(struct dp_packet *);
+
+/* The pushes of ipip, fou and gue ports take an IPv4 or IPv6 packet, L3 or
+ * Ethernet: an Ethernet packet's Ethernet header, VLAN tags included
+ * (everything before its L3 header), is replaced by the outer headers in
+ * the same step, so that the translation of an output to such a port need
+ * not put a pop_eth before the tnl_push.  Returns the length of the
+ * Ethernet header the push replaces, or 0 if a pop_eth must come first:
+ * 'type' is not one of these types, the output does not turn the packet
+ * (the translation's 'flow', whose packet type was 'packet_type' before the
+ * output) from Ethernet into L3, the packet in the datapath ('base_flow')
+ * is MPLS or has VLAN tags still to be pushed or popped.  Adds to 'wc' what
+ * the answer depends on (the number of VLAN tags). */
+int netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
+                                   const struct flow *flow,
+                                   const struct flow *base_flow,
+                                   struct flow_wildcards *wc);
 
 /* Why build_header refused a packet, for ofproto/trace. */
 bool netdev_iptun_build_error(const struct netdev *,

@@ -35,7 +35,7 @@
 VLOG_DEFINE_THIS_MODULE(ofproto_dpif_iptun_pmtu);
 
 void
-iptun_pmtu_check_start(struct ofpbuf *odp_actions, uint16_t mtu,
+iptun_pmtu_check_start(struct ofpbuf *odp_actions, uint16_t mtu, int eth_len,
                        const struct flow_tnl *tnl,
                        const struct in6_addr *src, const struct in6_addr *dst,
                        const char *tnl_type, const struct uuid *ofproto_uuid,
@@ -65,9 +65,13 @@ iptun_pmtu_check_start(struct ofpbuf *odp_actions, uint16_t mtu,
 
     c->cpl_ofs = nl_msg_start_nested(odp_actions,
                                      OVS_ACTION_ATTR_CHECK_PKT_LEN);
-    nl_msg_put_u16(odp_actions, OVS_CHECK_PKT_LEN_ATTR_PKT_LEN, mtu);
+    nl_msg_put_u16(odp_actions, OVS_CHECK_PKT_LEN_ATTR_PKT_LEN,
+                   MIN(mtu + eth_len, UINT16_MAX));
     gt_ofs = nl_msg_start_nested(odp_actions,
                                  OVS_CHECK_PKT_LEN_ATTR_ACTIONS_IF_GREATER);
+    if (eth_len) {
+        odp_put_pop_eth_action(odp_actions);
+    }
     /* The outer addresses travel with the packet to userspace: with
      * remote_ip=flow nothing else knows them. */
     odp_put_tunnel_action(&out, odp_actions, tnl_type);

@@ -30,7 +30,10 @@
  *
  * so that a packet that fits pays one comparison.  The tunnel MTU is the
  * MTU of the underlay port the route to the remote leaves from, less the
- * outer headers. */
+ * outer headers.  If the tnl_push replaces the packet's Ethernet header
+ * (netdev_iptun_push_replaces_eth()), the packet checked still has it: the
+ * size is the MTU plus the header's length, and the "greater" branch starts
+ * with pop_eth, so that userspace gets the L3 packet either way. */
 
 #include <stdint.h>
 
@@ -53,8 +56,11 @@ struct iptun_pmtu_check {
 /* Opens, in 'odp_actions', the check of a packet about to be sent to
  * 'tnl_port' (tunnel metadata 'tnl', outer addresses 'src' and 'dst')
  * against 'mtu' (iptun_pmtu_tunnel_mtu()), up to the "fits" branch, where
- * the caller puts the usual actions; iptun_pmtu_check_end() closes it. */
+ * the caller puts the usual actions; iptun_pmtu_check_end() closes it.
+ * 'eth_len' is the length of the Ethernet header the packet checked still
+ * has, 0 for an L3 packet. */
 void iptun_pmtu_check_start(struct ofpbuf *odp_actions, uint16_t mtu,
+                            int eth_len,
                             const struct flow_tnl *tnl,
                             const struct in6_addr *src,
                             const struct in6_addr *dst, const char *tnl_type,
