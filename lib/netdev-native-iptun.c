@@ -497,7 +497,12 @@ iptun_push_strip_eth(struct dp_packet *packet)
     if (dp_packet_is_eth(packet)) {
         if (OVS_LIKELY(packet->l2_5_ofs == UINT16_MAX
                        && packet->l3_ofs != UINT16_MAX)) {
-            dp_packet_pull(packet, packet->l3_ofs);
+            /* dp_packet_pull() without its check: the parsed L3 header is
+             * within the packet. */
+            dp_packet_set_data(packet, (char *) dp_packet_data(packet)
+                                       + packet->l3_ofs);
+            dp_packet_set_size(packet, dp_packet_size(packet)
+                                       - packet->l3_ofs);
         } else {
             pop_eth(packet);
         }

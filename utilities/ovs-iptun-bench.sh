@@ -28,8 +28,9 @@
 # TYPE-XinY, IPv(X) inside, over IPv(Y) (br-phy also has 2001:db8::1/64,
 # the remote is 2001:db8::2): ipip-6in4, gre-6in4, ipip-4in6, gre-4in6
 # (ip6gre), fou-4in6, vxlan-4in6, geneve-4in6, ipip-6in6, gre-6in6.  The
-# stock build runs the plain scenarios too, alternating with ours, for the
-# baseline.
+# baseline (IPTUN_BENCH_BASELINE=yes): the stock build and ours, alternating,
+# with no port of ours, run the plain scenarios and those of Open vSwitch's
+# own tunnels (gre, vxlan, geneve and their variants among the types).
 #
 # IPTUN_BENCH_REPEAT rounds run every scenario once each, in an order that
 # puts the scenarios compared with each other next to each other.  A
@@ -38,7 +39,7 @@
 # pmd-perf-metrics=true; busy cycles over received packets), datapath
 # passes per packet, upcalls, and transmitted packets (a scenario whose
 # packets do not all come out fails the bench).  The baseline rounds
-# alternate between our build and the stock build, each with br-int alone.
+# alternate between our build and the stock build.
 # Writes $OVS_DIR/bench/results.csv (one line per measurement) and
 # $OVS_DIR/bench/megaflows.txt, then prints the report
 # (utilities/ovs-iptun-bench-report.py: medians, ratios, targets) and draws
@@ -478,9 +479,26 @@ for round in $(seq "$REPEAT"); do
 done
 ovs_stop
 
-# The baseline: the plain scenarios alternate between our build and the
-# stock build (each with br-int alone), one round each at a time.
+# The baseline: what the stock build can do, with the feature unused (no
+# port of ours), our build and the stock build alternating, one round each
+# at a time: the plain scenarios and Open vSwitch's own tunnels (those of
+# IPTUN_BENCH_TYPES).
 if test "$BASELINE" = yes; then
+    STOCK_TYPES=
+    for t in $TYPES; do
+        case ${t%%-*} in
+        gre|vxlan|geneve) STOCK_TYPES="$STOCK_TYPES $t" ;;
+        esac
+    done
+    STOCK_SCENARIOS=plain
+    case " $TYPES " in
+    *-6in*) STOCK_SCENARIOS="$STOCK_SCENARIOS plain6" ;;
+    esac
+    for d in encap decap; do
+        for t in $STOCK_TYPES; do
+            STOCK_SCENARIOS="$STOCK_SCENARIOS $d-$t"
+        done
+    done
     for round in $(seq "$REPEAT"); do
         for b in ours stock; do
             if test $b = ours; then
@@ -488,9 +506,14 @@ if test "$BASELINE" = yes; then
             else
                 ovs_start "$OVS_DIR/stock-build" stock
             fi
+            if test -n "$STOCK_TYPES"; then
+                TYPES=$STOCK_TYPES tunnels_up
+            fi
             for f in $FLOWS; do
                 for s in $SIZES; do
-                    scenario "$b-base" plain "$f" "$s" "$round"
+                    for sc in $STOCK_SCENARIOS; do
+                        scenario "$b-base" "$sc" "$f" "$s" "$round"
+                    done
                 done
             done
             ovs_stop
