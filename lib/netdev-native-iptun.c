@@ -537,6 +537,13 @@ netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
     return ETH_HEADER_LEN + n * VLAN_HEADER_LEN;
 }
 
+bool
+netdev_iptun_push_strips_eth(uint32_t tnl_type)
+{
+    return (tnl_type == OVS_VPORT_TYPE_IPIP || tnl_type == OVS_VPORT_TYPE_FOU
+            || tnl_type == OVS_VPORT_TYPE_GUE);
+}
+
 void
 netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
                         struct dp_packet *packet,

@@ -232,9 +232,9 @@ tunnels_up () {
     ovs-vsctl add-br br-phy -- set bridge br-phy datapath_type=netdev \
         fail_mode=secure other-config:hwaddr=aa:55:aa:55:00:01
     add_dpdk_port br-phy sink-phy net_null1,no-rx=1 2
-    ip addr add 192.0.2.1/24 dev br-phy
+    ip addr replace 192.0.2.1/24 dev br-phy
     sysctl -q -w net.ipv6.conf.br-phy.disable_ipv6=0
-    ip addr add 2001:db8::1/64 dev br-phy nodad
+    ip addr replace 2001:db8::1/64 dev br-phy nodad
     ip link set br-phy up
     ovs-appctl tnl/neigh/set br-phy 192.0.2.2 aa:55:aa:55:00:02 >/dev/null
     ovs-appctl tnl/neigh/set br-phy 2001:db8::2 aa:55:aa:55:00:02 >/dev/null
