@@ -45,6 +45,7 @@ static struct iptun_term_listeners term_listeners;
 static struct ovs_mutex term_mutex = OVS_MUTEX_INITIALIZER;
 static bool term_enabled OVS_GUARDED_BY(term_mutex) = true;
 static unsigned int term_ipip_ports OVS_GUARDED_BY(term_mutex);
+static unsigned int term_ports OVS_GUARDED_BY(term_mutex); /* ipip, fou. */
 static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
 static bool term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS]
     OVS_GUARDED_BY(term_mutex);
@@ -79,10 +80,19 @@ term_publish_odp(uint32_t port)
     term_publish_bit(term_listeners.odp_ports, port, term_odp_ports[port]);
 }
 
+/* Publishes whether the cache may hold anything. */
+static void
+term_publish_on(void)
+    OVS_REQUIRES(term_mutex)
+{
+    atomic_store_relaxed(&term_listeners.on, term_enabled && term_ports > 0);
+}
+
 static void
 term_publish_all(void)
     OVS_REQUIRES(term_mutex)
 {
+    term_publish_on();
     atomic_store_relaxed(&term_listeners.ipip_on,
                          term_enabled && term_ipip_ports > 0);
     for (int port = 0; port < 65536; port++) {
@@ -105,6 +115,14 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
     uint32_t odp = odp_to_u32(odp_port);
 
     ovs_mutex_lock(&term_mutex);
+    if (ipip || fou) {
+        if (add) {
+            term_ports++;
+        } else if (term_ports) {
+            term_ports--;
+        }
+        term_publish_on();
+    }
     if ((ipip || fou) && odp < IPTUN_TERM_MAX_ODP_PORTS) {
         term_odp_ports[odp] = add;
         term_publish_odp(odp);

@@ -129,6 +129,7 @@ struct iptun_term_inner6_entry {
  * their caches' const pointer; a stale value only costs a lookup or skips
  * the cache for a moment. */
 struct iptun_term_listeners {
+    atomic_bool on;             /* Cache enabled and any port below. */
     atomic_bool ipip_on;
     atomic_uint64_t udp_ports[65536 / 64];
     atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
@@ -156,6 +157,18 @@ void iptun_term_count_hits(unsigned int n, bool inner);
 void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
                          ovs_be16 tp_port, bool add);
+
+/* True if 'cache' may hold anything: the cache is enabled and the datapath
+ * has an ipip, fou or gue port.  Read once per batch, so that a datapath
+ * without such ports pays nothing per packet. */
+static inline bool
+iptun_term_cache_active(const struct iptun_term_cache *cache)
+{
+    bool on;
+
+    atomic_read_relaxed(&cache->listeners->on, &on);
+    return on;
+}
 
 /* True if 'packet', a first-pass packet, is one that 'cache' may hold. */
 static inline bool

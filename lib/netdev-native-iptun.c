@@ -485,27 +485,66 @@ iptun_set_flow_label(struct dp_packet *packet,
     }
 }
 
-/* The push of an ipip, fou or gue port replaces the Ethernet header of an
- * Ethernet 'packet': the translation leaves out the pop_eth that would
- * otherwise come before it (netdev_iptun_push_replaces_eth()).  Removes
- * what pop_eth removes, everything before the L3 header (VLAN tags
- * included), at the cost of a pull: the push that follows resets the layer
- * offsets and the packet type.  An L3 packet is left alone. */
+/* Copies the 'n' bytes (at least 16) of the header template 'src' to 'dst'
+ * in 16-byte pieces, the last one overlapping the one before: templates are
+ * 34 to 66 bytes, too short for memcpy()'s call to pay. */
 static inline void
-iptun_push_strip_eth(struct dp_packet *packet)
+iptun_copy_header(void *dst, const void *src, size_t n)
 {
+    size_t i;
+
+    for (i = 0; i + 16 < n; i += 16) {
+        memcpy((char *) dst + i, (const char *) src + i, 16);
+    }
+    memcpy((char *) dst + n - 16, (const char *) src + n - 16, 16);
+}
+
+/* Puts the outer headers of template 'data' in front of 'packet', an IPv4
+ * or IPv6 packet, L3 or Ethernet, and returns the outer L4 header (the
+ * inner packet for ipip) with the number of bytes from it to the end in
+ * '*l4_len': netdev_tnl_push_ip_header()'s work, in one step with what
+ * pop_eth would remove from an Ethernet packet (everything before its L3
+ * header, VLAN tags included; the translation leaves the pop_eth out,
+ * netdev_iptun_push_replaces_eth()), and the template copied inline. */
+static inline ALWAYS_INLINE void *
+iptun_push_outer(struct dp_packet *packet,
+                 const struct ovs_action_push_tnl *data, int *l4_len)
+{
+    unsigned int hlen = data->header_len;
+    unsigned int strip = 0;
+    unsigned int size;
+    char *eth;
+
     if (dp_packet_is_eth(packet)) {
         if (OVS_LIKELY(packet->l2_5_ofs == UINT16_MAX
-                       && packet->l3_ofs != UINT16_MAX)) {
-            /* dp_packet_pull() without its check: the parsed L3 header is
-             * within the packet. */
-            dp_packet_set_data(packet, (char *) dp_packet_data(packet)
-                                       + packet->l3_ofs);
-            dp_packet_set_size(packet, dp_packet_size(packet)
-                                       - packet->l3_ofs);
+                       && packet->l3_ofs <= hlen)) {
+            strip = packet->l3_ofs;
         } else {
             pop_eth(packet);
         }
+    }
+    eth = dp_packet_push_uninit(packet, hlen - strip);
+    iptun_copy_header(eth, data->header, hlen);
+    packet->packet_type = htonl(PT_ETH);
+    dp_packet_reset_offsets(packet);
+    packet->l3_ofs = ETH_HEADER_LEN;
+    size = dp_packet_size(packet);
+
+    if (netdev_tnl_is_header_ipv6(data->header)) {
+        struct ovs_16aligned_ip6_hdr *ip6 = netdev_tnl_ipv6_hdr(eth);
+
+        packet->l4_ofs = ETH_HEADER_LEN + IPV6_HEADER_LEN;
+        *l4_len = size - packet->l4_ofs;
+        ip6->ip6_plen = htons(*l4_len);
+        return ip6 + 1;
+    } else {
+        struct ip_header *ip = netdev_tnl_ip_hdr(eth);
+
+        packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
+        *l4_len = size - packet->l4_ofs;
+        ip->ip_tot_len = htons(size - ETH_HEADER_LEN);
+        ip->ip_csum = recalc_csum16(ip->ip_csum, 0, ip->ip_tot_len);
+        return ip + 1;
     }
 }
 
@@ -549,11 +588,9 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
                         struct dp_packet *packet,
                         const struct ovs_action_push_tnl *data)
 {
-    int ip_tot_size;
+    int l4_len;
 
-    iptun_push_strip_eth(packet);
-    netdev_tnl_push_ip_header(packet, data->header, data->header_len,
-                              &ip_tot_size);
+    iptun_push_outer(packet, data, &l4_len);
     iptun_set_flow_label(packet, data);
 }
 
@@ -648,14 +685,24 @@ netdev_fou_build_header(const struct netdev *netdev,
     return 0;
 }
 
-/* fou's push: the UDP header (netdev_tnl_push_udp_header()) in place of an
- * Ethernet packet's Ethernet header and, over IPv6, the flow label. */
+/* fou's push (and gue's: the GUE header is in the template): the UDP
+ * header as netdev_tnl_push_udp_header() fills it in (the source port from
+ * the packet's hash; the checksum if the template's is nonzero) and, over
+ * IPv6, the flow label. */
 void
-netdev_fou_push_header(const struct netdev *netdev, struct dp_packet *packet,
+netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
+                       struct dp_packet *packet,
                        const struct ovs_action_push_tnl *data)
 {
-    iptun_push_strip_eth(packet);
-    netdev_tnl_push_udp_header(netdev, packet, data);
+    struct udp_header *udp;
+    int l4_len;
+
+    udp = iptun_push_outer(packet, data, &l4_len);
+    udp->udp_src = netdev_tnl_get_src_port(packet);
+    udp->udp_len = htons(l4_len);
+    if (udp->udp_csum) {
+        netdev_tnl_calc_udp_csum(udp, packet, l4_len);
+    }
     iptun_set_flow_label(packet, data);
 }
 
