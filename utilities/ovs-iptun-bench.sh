@@ -449,23 +449,29 @@ trap 'ovs_stop' EXIT
 # that are compared with each other next to each other, so that slow drift
 # in the machine's speed (shared hosts) hits them alike.  Faster noise is not
 # cancelled this way: the report gives the lowest value beside the median.
-SCENARIOS=plain
-case " $TYPES " in
-*-6in*) SCENARIOS="$SCENARIOS plain6" ;;
-esac
-for d in encap decap; do
-    for t in $TYPES; do
-        SCENARIOS="$SCENARIOS $d-$t"
-        case $d-$t-$NOCACHE in
-        decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
-            SCENARIOS="$SCENARIOS decapnc-$t" ;;
-        esac
-        case $d-$t-$NOPMTU in
-        encap-ipip*-yes|encap-fou*-yes|encap-gue*-yes)
-            SCENARIOS="$SCENARIOS encapnp-$t" ;;
-        esac
+# scenarios TYPES NOCACHE NOPMTU: the scenarios of TYPES, with the decapnc
+# and encapnp variants of ours if NOCACHE and NOPMTU are "yes".
+scenarios () {
+    local d t list=plain
+    case " $1 " in
+    *-6in*) list="$list plain6" ;;
+    esac
+    for d in encap decap; do
+        for t in $1; do
+            list="$list $d-$t"
+            case $d-$t-$2 in
+            decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
+                list="$list decapnc-$t" ;;
+            esac
+            case $d-$t-$3 in
+            encap-ipip*-yes|encap-fou*-yes|encap-gue*-yes)
+                list="$list encapnp-$t" ;;
+            esac
+        done
     done
-done
+    echo "$list"
+}
+SCENARIOS=$(scenarios "$TYPES" "$NOCACHE" "$NOPMTU")
 ovs_start "$OVS_DIR/dpdk-build" ours
 tunnels_up
 for round in $(seq "$REPEAT"); do
@@ -490,15 +496,7 @@ if test "$BASELINE" = yes; then
         gre|vxlan|geneve) STOCK_TYPES="$STOCK_TYPES $t" ;;
         esac
     done
-    STOCK_SCENARIOS=plain
-    case " $TYPES " in
-    *-6in*) STOCK_SCENARIOS="$STOCK_SCENARIOS plain6" ;;
-    esac
-    for d in encap decap; do
-        for t in $STOCK_TYPES; do
-            STOCK_SCENARIOS="$STOCK_SCENARIOS $d-$t"
-        done
-    done
+    STOCK_SCENARIOS=$(scenarios "$STOCK_TYPES" no no)
     for round in $(seq "$REPEAT"); do
         for b in ours stock; do
             if test $b = ours; then
