@@ -26,6 +26,7 @@
 #include "dp-packet.h"
 #include "flow.h"
 #include "netdev.h"
+#include "netdev-native-iptun.h"
 #include "odp-netlink.h"
 #include "openvswitch/token-bucket.h"
 #include "openvswitch/vlog.h"
@@ -63,9 +64,7 @@ iptun_pmtu_tunnel_mtu(const struct netdev *out_dev,
     int mtu = UINT16_MAX + 1;
     int dev_mtu;
 
-    if (push->tnl_type != OVS_VPORT_TYPE_IPIP
-        && push->tnl_type != OVS_VPORT_TYPE_FOU
-        && push->tnl_type != OVS_VPORT_TYPE_GUE) {
+    if (!netdev_iptun_is_tnl_type(push->tnl_type)) {
         return 0;
     }
     if (!netdev_get_mtu(out_dev, &dev_mtu)) {

@@ -556,7 +556,7 @@ netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
 {
     int n;
 
-    if ((strcmp(type, "ipip") && !netdev_iptun_is_udp_type(type))
+    if (!netdev_iptun_is_iptun_type(type)
         || packet_type != htonl(PT_ETH)
         || flow->packet_type == htonl(PT_ETH)
         || base_flow->packet_type != htonl(PT_ETH)
@@ -577,7 +577,7 @@ netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
 }
 
 bool
-netdev_iptun_push_strips_eth(uint32_t tnl_type)
+netdev_iptun_is_tnl_type(uint32_t tnl_type)
 {
     return (tnl_type == OVS_VPORT_TYPE_IPIP || tnl_type == OVS_VPORT_TYPE_FOU
             || tnl_type == OVS_VPORT_TYPE_GUE);

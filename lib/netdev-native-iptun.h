@@ -91,10 +91,10 @@ int netdev_iptun_push_replaces_eth(const char *type, ovs_be32 packet_type,
                                    const struct flow *base_flow,
                                    struct flow_wildcards *wc);
 
-/* True if a tnl_push of type 'tnl_type' (enum ovs_vport_type) is one of
- * these, which replace an Ethernet packet's Ethernet header (so that it is
- * not a plain raw encapsulation, for hardware offload). */
-bool netdev_iptun_push_strips_eth(uint32_t tnl_type);
+/* True if 'tnl_type' (enum ovs_vport_type, of a tnl_push) is ipip's, fou's
+ * or gue's: a push that replaces an Ethernet packet's Ethernet header (not
+ * a plain raw encapsulation, for hardware offload), with a path MTU. */
+bool netdev_iptun_is_tnl_type(uint32_t tnl_type);
 
 /* Why build_header refused a packet, for ofproto/trace. */
 bool netdev_iptun_build_error(const struct netdev *,

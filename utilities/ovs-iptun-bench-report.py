@@ -223,6 +223,8 @@ def ratio_table(checks, combos, get, stat):
     missed = 0
     for name, a, b, bbuild, limit in checks:
         cells, ok = [], True
+        if bbuild == "stock-base" and stat != INSN:
+            limit = None
         for c in combos:
             x = get(a, c, "ours-base" if bbuild == "stock-base" else "ours",
                     stat)
@@ -231,8 +233,6 @@ def ratio_table(checks, combos, get, stat):
                 cells.append("%20s" % "-")
                 continue
             r = x / y
-            if bbuild == "stock-base" and stat != INSN:
-                limit = None
             if limit is not None and r > limit:
                 ok = False
             cells.append("%20.4f" % r if bbuild == "stock-base"
