@@ -34,6 +34,7 @@
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/ofpbuf.h"
 #include "ovstest.h"
+#include "packets.h"
 #include "util.h"
 
 static void
@@ -97,3 +98,47 @@ test_iptun_odp_execute_main(int argc, char *argv[])
 }
 
 OVSTEST_REGISTER("test-iptun-odp-execute", test_iptun_odp_execute_main);
+
+/* test-iptun-push-eth HEADROOM...: push_eth() on the same IPv4 packet (layer
+ * offsets set, or, with a "-" before the headroom, unset) with each HEADROOM bytes in front of it; prints the
+ * frame, the packet type and the layer offsets, which must be the same
+ * whether push_eth() has the room (its inline path) or must make it. */
+static void
+test_iptun_push_eth_main(int argc, char *argv[])
+{
+    static const uint8_t ip[] = {
+        0x45, 0x00, 0x00, 0x1c, 0x00, 0x01, 0x00, 0x00, 0x40, 0x11,
+        0xf8, 0xaa, 0x0a, 0x00, 0x00, 0x01, 0x0a, 0x00, 0x00, 0x02,
+        0x04, 0xd2, 0x16, 0x2e, 0x00, 0x08, 0x00, 0x00,
+    };
+    const struct eth_addr dst = ETH_ADDR_C(50, 54, 00, 00, 00, 07);
+    const struct eth_addr src = ETH_ADDR_C(aa, 55, aa, 55, 00, 01);
+
+    for (int i = 1; i < argc; i++) {
+        bool offsets = argv[i][0] != '-';
+        size_t headroom = atoi(argv[i] + !offsets);
+        struct dp_packet *packet = dp_packet_new_with_headroom(sizeof ip,
+                                                               headroom);
+        struct ds s = DS_EMPTY_INITIALIZER;
+
+        dp_packet_put(packet, ip, sizeof ip);
+        packet->packet_type = htonl(PT_IPV4);
+        dp_packet_reset_offsets(packet);
+        if (offsets) {
+            packet->l2_5_ofs = 0;
+            packet->l3_ofs = 0;
+            packet->l4_ofs = IP_HEADER_LEN;
+        }
+        push_eth(packet, &dst, &src);
+        ds_put_hex(&s, dp_packet_data(packet), dp_packet_size(packet));
+        printf("%s %s type=%#"PRIx32" l2_5=%d l3=%d l4=%d\n", argv[i],
+               ds_cstr(&s), ntohl(packet->packet_type),
+               packet->l2_5_ofs == UINT16_MAX ? -1 : packet->l2_5_ofs,
+               packet->l3_ofs == UINT16_MAX ? -1 : packet->l3_ofs,
+               packet->l4_ofs == UINT16_MAX ? -1 : packet->l4_ofs);
+        ds_destroy(&s);
+        dp_packet_delete(packet);
+    }
+}
+
+OVSTEST_REGISTER("test-iptun-push-eth", test_iptun_push_eth_main);

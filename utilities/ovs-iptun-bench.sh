@@ -48,7 +48,9 @@
 # Environment: IPTUN_BENCH_TIME (s, default 2), IPTUN_BENCH_REPEAT
 # (rounds, default 3), IPTUN_BENCH_WARMUP (s, default 1), IPTUN_BENCH_FLOWS
 # (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
-# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_BASELINE (yes/no),
+# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_SCENARIOS (a list of
+# the scenarios above to run instead of all of those of the types, for
+# example "plain decap-ipip"), IPTUN_BENCH_BASELINE (yes/no),
 # IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
 # scenario into $OVS_DIR/bench/perf-*.txt), IPTUN_BENCH_INSN=yes (see
 # below).
@@ -471,7 +473,7 @@ scenarios () {
     done
     echo "$list"
 }
-SCENARIOS=$(scenarios "$TYPES" "$NOCACHE" "$NOPMTU")
+SCENARIOS=${IPTUN_BENCH_SCENARIOS:-$(scenarios "$TYPES" "$NOCACHE" "$NOPMTU")}
 ovs_start "$OVS_DIR/dpdk-build" ours
 tunnels_up
 for round in $(seq "$REPEAT"); do
