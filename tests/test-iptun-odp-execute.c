@@ -100,9 +100,10 @@ test_iptun_odp_execute_main(int argc, char *argv[])
 OVSTEST_REGISTER("test-iptun-odp-execute", test_iptun_odp_execute_main);
 
 /* test-iptun-push-eth HEADROOM...: push_eth() on the same IPv4 packet (layer
- * offsets set, or, with a "-" before the headroom, unset) with each HEADROOM bytes in front of it; prints the
- * frame, the packet type and the layer offsets, which must be the same
- * whether push_eth() has the room (its inline path) or must make it. */
+ * offsets set, or, with a "-" before the headroom, unset) with each
+ * HEADROOM bytes in front of it; prints the frame, the packet type and the
+ * layer offsets, which must be the same whether push_eth() has the room
+ * (its inline path) or must make it. */
 static void
 test_iptun_push_eth_main(int argc, char *argv[])
 {
