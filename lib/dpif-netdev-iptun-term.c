@@ -34,6 +34,8 @@ COVERAGE_DEFINE(iptun_term_hit);
 COVERAGE_DEFINE(iptun_term_insert);
 COVERAGE_DEFINE(iptun_term_inner_hit);
 COVERAGE_DEFINE(iptun_term_inner_insert);
+COVERAGE_DEFINE(iptun_one_pass);
+COVERAGE_DEFINE(iptun_one_pass_recirc);
 
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
@@ -152,7 +154,15 @@ void
 iptun_term_set_config(const struct smap *other_config)
 {
     bool enable = smap_get_bool(other_config, "iptun-term-cache", true);
+    bool one_pass = smap_get_bool(other_config, "iptun-term-one-pass", true);
+    bool old_one_pass;
 
+    atomic_read_relaxed(&term_listeners.one_pass, &old_one_pass);
+    if (one_pass != old_one_pass) {
+        atomic_store_relaxed(&term_listeners.one_pass, one_pass);
+        VLOG_INFO("ipip/fou/gue decapsulation in one pass %s",
+                  one_pass ? "enabled" : "disabled");
+    }
     ovs_mutex_lock(&term_mutex);
     if (enable != term_enabled) {
         term_enabled = enable;
@@ -171,6 +181,16 @@ iptun_term_count_hits(unsigned int n, bool inner)
         COVERAGE_ADD(iptun_term_inner_hit, n);
     } else {
         COVERAGE_ADD(iptun_term_hit, n);
+    }
+}
+
+void
+iptun_term_count_one_pass(unsigned int n, bool recirculated)
+{
+    if (recirculated) {
+        COVERAGE_ADD(iptun_one_pass_recirc, n);
+    } else {
+        COVERAGE_ADD(iptun_one_pass, n);
     }
 }
 
@@ -264,7 +284,8 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     struct iptun_term_inner_key key;
     uint16_t tcp_flags;
 
-    if (flow->dead || iptun_term_inner_parse(packet, &key, &tcp_flags) < 0) {
+    if (flow->dead || !dp_packet_rss_valid(packet)
+        || iptun_term_inner_parse(packet, &key, &tcp_flags) < 0) {
         return;
     }
     e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
@@ -273,6 +294,7 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
     if (term_inner_take(cache, &e->flow, flow)) {
         e->key = key;
+        e->rss_hash = dp_packet_get_rss_hash(packet);
     }
 }
 
@@ -286,7 +308,7 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     uint16_t tcp_flags;
     bool inner6;
 
-    if (flow->dead
+    if (flow->dead || !dp_packet_rss_valid(packet)
         || iptun_term_inner6_parse(packet, &key, &tcp_flags, &inner6) < 0) {
         return;
     }
@@ -297,6 +319,7 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
     if (term_inner_take(cache, &e->flow, flow)) {
         e->key = key;
+        e->rss_hash = dp_packet_get_rss_hash(packet);
     }
 }
 

@@ -47,9 +47,21 @@
  * that the normal lookup found, uses it only while it is alive, and a hit
  * updates the flow's statistics like any other hit.
  *
+ * Decapsulation in one pass: a batch of received packets whose flow's only
+ * action is a tnl_pop to an ipip, fou or gue port is popped and its packets
+ * looked up in the second-pass table when the batch runs, in the same round
+ * over the received packets, instead of through the tnl_pop action and a
+ * recirculation (a second pass over the datapath).  If every packet hits,
+ * their flows' batches run in the order that the recirculation would give
+ * them, at recirculation depth 1, with its counters; otherwise the popped
+ * packets are recirculated.  Outputs, their order, flow statistics and
+ * counters are those of two passes.
+ *
  * Hits are counted as "tunnel termination cache hits" in
  * dpif-netdev/pmd-stats-show and in the coverage counters "iptun_term_hit"
- * and "iptun_term_inner_hit".
+ * and "iptun_term_inner_hit"; packets decapsulated in one pass in
+ * "iptun_one_pass", and those that were then recirculated after all
+ * in "iptun_one_pass_recirc".
  * other_config:iptun-term-cache (default true) turns the cache off. */
 
 #include <netinet/in.h>
@@ -58,6 +70,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "dp-packet.h"
+#include "netdev-provider.h"
 #include "dpif-netdev-private-flow.h"
 #include "netlink.h"
 #include "odp-netlink.h"
@@ -104,6 +117,7 @@ struct iptun_term_inner_key {
 struct iptun_term_inner_entry {
     struct iptun_term_inner_key key;
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
+    uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
 /* Second pass of a packet that came over IPv6 or carries IPv6 inside (a
@@ -119,6 +133,7 @@ struct iptun_term_inner6_key {
 struct iptun_term_inner6_entry {
     struct iptun_term_inner6_key key;
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
+    uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
 /* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
@@ -130,6 +145,7 @@ struct iptun_term_inner6_entry {
  * the cache for a moment. */
 struct iptun_term_listeners {
     atomic_bool on;             /* Cache enabled and any port below. */
+    atomic_bool one_pass;       /* Decapsulation in one pass enabled. */
     atomic_bool ipip_on;
     atomic_uint64_t udp_ports[65536 / 64];
     atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
@@ -153,6 +169,7 @@ void iptun_term_cache_slow_sweep(struct iptun_term_cache *);
 void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
                              struct dp_netdev_flow *);
 void iptun_term_count_hits(unsigned int n, bool inner);
+void iptun_term_count_one_pass(unsigned int n, bool recirculated);
 
 void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
@@ -168,6 +185,33 @@ iptun_term_cache_active(const struct iptun_term_cache *cache)
 
     atomic_read_relaxed(&cache->listeners->on, &on);
     return on;
+}
+
+/* True if decapsulation in one pass may apply: the cache is active
+ * (iptun_term_cache_active()) and one pass is enabled.  Read once per
+ * batch. */
+static inline bool
+iptun_term_one_pass_active(const struct iptun_term_cache *cache)
+{
+    bool on, one_pass;
+
+    atomic_read_relaxed(&cache->listeners->on, &on);
+    atomic_read_relaxed(&cache->listeners->one_pass, &one_pass);
+    return on && one_pass;
+}
+
+/* True if datapath port 'port' is an ipip, fou or gue port. */
+static inline bool
+iptun_term_is_port(const struct iptun_term_cache *cache, odp_port_t port)
+{
+    uint32_t p = odp_to_u32(port);
+    uint64_t bits;
+
+    if (p >= IPTUN_TERM_MAX_ODP_PORTS) {
+        return false;
+    }
+    atomic_read_relaxed(&cache->listeners->odp_ports[p / 64], &bits);
+    return bits & (UINT64_C(1) << (p % 64));
 }
 
 /* True if 'packet', a first-pass packet, is one that 'cache' may hold. */
@@ -416,6 +460,19 @@ iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs,
     packet->l4_ofs = l3_ofs + l3_len;
 }
 
+/* Gives 'packet', a second-pass hit, the packet hash that miniflow_extract()
+ * would: dp_packet_update_rss_hash_ipv4_tcp_udp() or its IPv6 twin computes
+ * it from the addresses, protocol and ports, which the entry's key holds,
+ * so the entry keeps the value it had when it was cached
+ * (iptun_term_cache_insert()). */
+static inline void
+iptun_term_set_rss_hash(struct dp_packet *packet, uint32_t rss_hash)
+{
+    if (OVS_LIKELY(!dp_packet_rss_valid(packet))) {
+        dp_packet_set_rss_hash(packet, rss_hash);
+    }
+}
+
 /* The TCP or UDP header ('l4_size' bytes at 'l4') of an inner packet of IP
  * protocol 'proto', as miniflow_extract() would parse it: stores its ports
  * (as on the wire) in '*ports' and its TCP flags (0 for UDP) in
@@ -658,13 +715,9 @@ iptun_term_inner6_lookup(struct iptun_term_cache *cache,
         return NULL;
     }
 
-    if (inner6) {
-        iptun_term_set_offsets(packet, 0, IPV6_HEADER_LEN, l2_pad);
-        dp_packet_update_rss_hash_ipv6_tcp_udp(packet);
-    } else {
-        iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
-        dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
-    }
+    iptun_term_set_offsets(packet, 0,
+                           inner6 ? IPV6_HEADER_LEN : IP_HEADER_LEN, l2_pad);
+    iptun_term_set_rss_hash(packet, e->rss_hash);
     return e->flow;
 }
 
@@ -690,7 +743,7 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
     }
 
     iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
-    dp_packet_update_rss_hash_ipv4_tcp_udp(packet);
+    iptun_term_set_rss_hash(packet, e->rss_hash);
     return e->flow;
 }
 
@@ -753,6 +806,66 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
     }
     *tcp_flags = 0;
     return iptun_term_outer_lookup(cache, packet, in_port);
+}
+
+/* The tunnel port of 'flow', a flow for which iptun_term_flow_usable() was
+ * true: the port of its only action, a tnl_pop. */
+static inline odp_port_t
+iptun_term_flow_pop_port(const struct dp_netdev_flow *flow)
+{
+    const struct dp_netdev_actions *actions
+        = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
+
+    return nl_attr_get_odp_port(actions->actions);
+}
+
+/* Pops the packets of 'packets' with 'netdev', the tunnel port of a
+ * first-pass flow's tnl_pop, datapath port 'port', as netdev_pop_header()
+ * and dp_execute_cb() do: the packets popped stay, with 'port' as their
+ * input port; the others are dropped.  Returns the number dropped. */
+static inline size_t
+iptun_term_one_pass_pop(struct netdev *netdev, odp_port_t port,
+                        struct dp_packet_batch *packets)
+{
+    size_t cnt = dp_packet_batch_size(packets), i;
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_REFILL_FOR_EACH (i, cnt, packet, packets) {
+        packet = netdev->netdev_class->pop_header(packet);
+        if (packet) {
+            dp_packet_reset_offload(packet);
+            pkt_metadata_init_conn(&packet->md);
+            packet->md.in_port.odp_port = port;
+            dp_packet_batch_refill(packets, packet, i);
+        }
+    }
+    return cnt - dp_packet_batch_size(packets);
+}
+
+/* Looks up each packet of 'packets', which an ipip, fou or gue port has just
+ * popped, in the second-pass table, as the second pass would: stores its
+ * flow and TCP flags in 'flows' and 'tcp_flags' and returns true if every
+ * packet hits, false at the first miss. */
+static inline bool
+iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
+                           struct dp_packet_batch *packets,
+                           struct dp_netdev_flow **flows,
+                           uint16_t *tcp_flags)
+{
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        if (!iptun_term_inner_candidate(cache, packet)) {
+            return false;
+        }
+        flows[i] = iptun_term_cache_lookup(cache, packet, true,
+                                           packet->md.in_port.odp_port,
+                                           &tcp_flags[i]);
+        if (OVS_UNLIKELY(!flows[i])) {
+            return false;
+        }
+    }
+    return true;
 }
 
 #endif /* dpif-netdev-iptun-term.h */

@@ -17,8 +17,11 @@
 #                 br-phy: in_port=LOCAL actions=output:sink
 #   decap-TYPE    br-phy: in_port=rx actions=LOCAL (terminates the tunnel)
 #                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
+#   decap2p-TYPE  decap-TYPE with other_config:iptun-term-one-pass=false
+#                 (the cache's two passes instead of one)
 #   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip,
-#                 fou and gue only; IPTUN_BENCH_NOCACHE=no leaves them out)
+#                 fou and gue only; IPTUN_BENCH_NOCACHE=no leaves them and
+#                 decap2p-TYPE out)
 #   encapnp-TYPE  encap-TYPE without the path MTU length check in the
 #                 datapath flow ("dpif/set-dp-features br-int check_pkt_len
 #                 false"; ipip, fou and gue only; IPTUN_BENCH_NOPMTU=no leaves
@@ -430,16 +433,24 @@ scenario () {
                 >/dev/null
         fi
         ;;
-    decap-*|decapnc-*)
+    decap-*|decapnc-*|decap2p-*)
         p=${TUN_PORT[$(tun_port "$t")]}
         set_flows "in_port=$p,$ip,actions=dec_ttl,output:2" \
                   "in_port=1,actions=LOCAL"
-        if test "${2%%-*}" = decapnc; then
+        case ${2%%-*} in
+        decapnc)
             # The same decapsulation without the tunnel termination cache.
             ovs-vsctl set Open_vSwitch . other_config:iptun-term-cache=false
-        fi
+            ;;
+        decap2p)
+            # With the cache, in two passes.
+            ovs-vsctl set Open_vSwitch . \
+                other_config:iptun-term-one-pass=false
+            ;;
+        esac
         measure "$1" "$2" "$3" "$4" br-phy "$frames/$t.pcap" "$5"
-        ovs-vsctl remove Open_vSwitch . other_config iptun-term-cache
+        ovs-vsctl remove Open_vSwitch . other_config iptun-term-cache \
+            -- remove Open_vSwitch . other_config iptun-term-one-pass
         ;;
     esac
 }
@@ -463,7 +474,7 @@ scenarios () {
             list="$list $d-$t"
             case $d-$t-$2 in
             decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
-                list="$list decapnc-$t" ;;
+                list="$list decap2p-$t decapnc-$t" ;;
             esac
             case $d-$t-$3 in
             encap-ipip*-yes|encap-fou*-yes|encap-gue*-yes)
