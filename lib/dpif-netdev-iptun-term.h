@@ -70,7 +70,6 @@
 #include <stdint.h>
 #include <string.h>
 #include "dp-packet.h"
-#include "netdev-provider.h"
 #include "dpif-netdev-private-flow.h"
 #include "netlink.h"
 #include "odp-netlink.h"
@@ -817,29 +816,6 @@ iptun_term_flow_pop_port(const struct dp_netdev_flow *flow)
         = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
 
     return nl_attr_get_odp_port(actions->actions);
-}
-
-/* Pops the packets of 'packets' with 'netdev', the tunnel port of a
- * first-pass flow's tnl_pop, datapath port 'port', as netdev_pop_header()
- * and dp_execute_cb() do: the packets popped stay, with 'port' as their
- * input port; the others are dropped.  Returns the number dropped. */
-static inline size_t
-iptun_term_one_pass_pop(struct netdev *netdev, odp_port_t port,
-                        struct dp_packet_batch *packets)
-{
-    size_t cnt = dp_packet_batch_size(packets), i;
-    struct dp_packet *packet;
-
-    DP_PACKET_BATCH_REFILL_FOR_EACH (i, cnt, packet, packets) {
-        packet = netdev->netdev_class->pop_header(packet);
-        if (packet) {
-            dp_packet_reset_offload(packet);
-            pkt_metadata_init_conn(&packet->md);
-            packet->md.in_port.odp_port = port;
-            dp_packet_batch_refill(packets, packet, i);
-        }
-    }
-    return cnt - dp_packet_batch_size(packets);
 }
 
 /* Looks up each packet of 'packets', which an ipip, fou or gue port has just
