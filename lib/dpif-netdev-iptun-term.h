@@ -192,11 +192,10 @@ iptun_term_cache_active(const struct iptun_term_cache *cache)
 static inline bool
 iptun_term_one_pass_active(const struct iptun_term_cache *cache)
 {
-    bool on, one_pass;
+    bool one_pass;
 
-    atomic_read_relaxed(&cache->listeners->on, &on);
     atomic_read_relaxed(&cache->listeners->one_pass, &one_pass);
-    return on && one_pass;
+    return one_pass && iptun_term_cache_active(cache);
 }
 
 /* True if datapath port 'port' is an ipip, fou or gue port. */
@@ -269,14 +268,8 @@ static inline bool
 iptun_term_inner_candidate(const struct iptun_term_cache *cache,
                            const struct dp_packet *packet)
 {
-    uint32_t port = odp_to_u32(packet->md.in_port.odp_port);
-    uint64_t bits;
-
-    if (packet->md.recirc_id || port >= IPTUN_TERM_MAX_ODP_PORTS) {
-        return false;
-    }
-    atomic_read_relaxed(&cache->listeners->odp_ports[port / 64], &bits);
-    return bits & (UINT64_C(1) << (port % 64));
+    return (!packet->md.recirc_id
+            && iptun_term_is_port(cache, packet->md.in_port.odp_port));
 }
 
 /* Fills the words of a first-pass key that both families share: w[1] and
