@@ -36,6 +36,8 @@ COVERAGE_DEFINE(iptun_term_inner_hit);
 COVERAGE_DEFINE(iptun_term_inner_insert);
 COVERAGE_DEFINE(iptun_one_pass);
 COVERAGE_DEFINE(iptun_one_pass_recirc);
+COVERAGE_DEFINE(iptun_term_bypass);
+COVERAGE_DEFINE(iptun_term_inner_bypass);
 
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
@@ -194,6 +196,17 @@ iptun_term_count_one_pass(unsigned int n, bool recirculated)
     }
 }
 
+/* Counts a table bypassed (iptun_term_probe_count()). */
+void
+iptun_term_count_bypass(bool inner)
+{
+    if (inner) {
+        COVERAGE_INC(iptun_term_inner_bypass);
+    } else {
+        COVERAGE_INC(iptun_term_bypass);
+    }
+}
+
 void
 iptun_term_cache_init(struct iptun_term_cache *cache)
 {
@@ -323,6 +336,63 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
 }
 
+/* Sets the wildcards that first-pass lookups try first to 'wild', and the
+ * masks that apply them. */
+static void
+term_outer_set_wild(struct iptun_term_cache *cache, uint64_t wild)
+{
+    for (int ipv6 = 0; ipv6 < 2; ipv6++) {
+        struct iptun_term_outer_key ones;
+
+        memset(&ones, 0xff, sizeof ones);
+        ones.w[0] &= ~(IPTUN_TERM_OUTER_IPV6 | wild);
+        ones.w[0] |= ipv6 ? IPTUN_TERM_OUTER_IPV6 : 0;
+        iptun_term_outer_wildcard(&ones, wild);
+        memcpy(cache->outer_mask[ipv6], ones.w, sizeof ones.w);
+        cache->outer_mask[ipv6][0] |= IPTUN_TERM_OUTER_IPV6;
+        cache->outer_mask[ipv6][0] &= ~wild;
+    }
+    cache->outer_wild = wild;
+}
+
+/* The IPTUN_TERM_OUTER_* wildcards that a first-pass entry with key word
+ * 'w0' (flags, protocol) may have for a flow with 'mask': those of the fields
+ * that the flow does not match. */
+static uint64_t
+term_outer_flow_wild(const struct miniflow *mask, uint64_t w0)
+{
+    /* The two words that hold the source Ethernet address. */
+    size_t mac_word = FLOW_U64_OFFSET(dl_src);
+    uint64_t macs[2] = { miniflow_get(mask, mac_word),
+                         miniflow_get(mask, mac_word + 1) };
+    struct eth_addr mac_src;
+    uint64_t wild = 0;
+
+    BUILD_ASSERT_DECL(FLOW_U64_OFFREM(dl_src) + sizeof mac_src
+                      <= sizeof macs);
+    memcpy(&mac_src, (uint8_t *) macs + FLOW_U64_OFFREM(dl_src),
+           sizeof mac_src);
+
+    if (((w0 >> 16) & 0xff) == IPPROTO_UDP
+        && !MINIFLOW_GET_BE16(mask, tp_src)) {
+        wild |= IPTUN_TERM_OUTER_WILDCARDED;
+    }
+    if (eth_addr_is_zero(mac_src)) {
+        wild |= IPTUN_TERM_OUTER_WILD_MAC;
+    }
+    if (!MINIFLOW_GET_U8(mask, nw_tos) && !MINIFLOW_GET_U8(mask, nw_ttl)
+        && (!(w0 & IPTUN_TERM_OUTER_IPV6)
+            || !MINIFLOW_GET_BE32(mask, ipv6_label))) {
+        wild |= IPTUN_TERM_OUTER_WILD_HDR;
+    }
+    if (w0 & IPTUN_TERM_OUTER_IPV6
+        ? ovs_u128_is_zero(MINIFLOW_GET_U128(mask, ipv6_src))
+        : !MINIFLOW_GET_BE32(mask, nw_src)) {
+        wild |= IPTUN_TERM_OUTER_WILD_ADDR;
+    }
+    return wild;
+}
+
 /* Remembers that 'flow', found by the normal lookup, is the flow of
  * 'packet', if the cache can handle both: a first-pass packet of an ipip or
  * fou tunnel, or a packet that an ipip or fou port has just popped. */
@@ -333,9 +403,11 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     const struct pkt_metadata *md = &packet->md;
     struct iptun_term_outer_entry *e;
     struct iptun_term_outer_key key;
+    uint64_t wild;
 
     if (flow_tnl_dst_is_set(&md->tunnel)) {
-        if (iptun_term_inner_candidate(cache, packet)) {
+        if (!cache->probe[1].until
+            && iptun_term_inner_candidate(cache, packet)) {
             if (iptun_term_inner_is_4in4(packet)) {
                 term_inner_insert(cache, packet, flow);
             } else {
@@ -347,16 +419,23 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
 
     /* Only packets as they came from a port: the metadata that
      * pkt_metadata_init() gives, which the key does not hold. */
-    if (md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
+    if (cache->probe[0].until
+        || md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
         || md->ct_state || !iptun_term_outer_candidate(cache, packet)
         || iptun_term_outer_parse(packet, md->in_port.odp_port, &key) < 0
         || !iptun_term_flow_usable(flow)) {
         return;
     }
-    if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP
-        && !MINIFLOW_GET_BE16(&flow->cr.mask->mf, tp_src)) {
-        iptun_term_outer_wildcard_udp_src(&key);
+    wild = term_outer_flow_wild(&flow->cr.mask->mf, key.w[0]);
+    if ((cache->outer_wild | wild) != cache->outer_wild) {
+        term_outer_set_wild(cache, cache->outer_wild | wild);
     }
+    if (wild != iptun_term_outer_wild(cache, (key.w[0] >> 16) & 0xff)) {
+        /* Lookups would not try this combination: the exact key, which they
+         * try next, is right for every flow. */
+        wild = 0;
+    }
+    iptun_term_outer_wildcard(&key, wild);
 
     e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
     if (e->flow == flow && iptun_term_outer_key_equal(&e->key, &key)) {

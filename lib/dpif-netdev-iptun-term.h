@@ -82,8 +82,15 @@ struct smap;
 
 #define IPTUN_TERM_OUTER_ENTRIES 1024   /* A power of 2. */
 #define IPTUN_TERM_OUTER_MASK (IPTUN_TERM_OUTER_ENTRIES - 1)
-#define IPTUN_TERM_OUTER_WILDCARDED (UINT64_C(1) << 24)   /* In key->w[0]. */
-#define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)         /* In key->w[0]. */
+/* Flags in a first-pass key's w[0]: fields that are wildcarded (cleared) in
+ * it, the UDP source port (fou), the source IP address, TOS or traffic class
+ * with TTL or hop limit and the IPv6 flow label, the source Ethernet
+ * address; and the packet is IPv6. */
+#define IPTUN_TERM_OUTER_WILDCARDED (UINT64_C(1) << 24)
+#define IPTUN_TERM_OUTER_WILD_ADDR (UINT64_C(1) << 26)
+#define IPTUN_TERM_OUTER_WILD_HDR (UINT64_C(1) << 27)
+#define IPTUN_TERM_OUTER_WILD_MAC (UINT64_C(1) << 28)
+#define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
 #define IPTUN_TERM_INNER6_ENTRIES 8192  /* A power of 2. */
@@ -92,6 +99,16 @@ struct smap;
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
 #define IPTUN_TERM_MAX_ODP_PORTS 65536
+
+/* A table that hits fewer than one lookup in IPTUN_TERM_MIN_HIT_INV over a
+ * window of IPTUN_TERM_WINDOW_ENTRIES times its size (long enough for a
+ * table that fits the traffic to fill first) is bypassed, neither looked up
+ * nor filled, for IPTUN_TERM_BYPASS_US microseconds: with more flows than
+ * entries, a lookup that misses and the entry it replaces cost more than the
+ * few hits save.  Then it is tried again. */
+#define IPTUN_TERM_MIN_HIT_INV 4
+#define IPTUN_TERM_WINDOW_ENTRIES 4
+#define IPTUN_TERM_BYPASS_US 1000000
 
 /* First pass.  w[0]: input port, IPTUN_TERM_OUTER_* flags, protocol, TOS,
  * TTL; w[1] and the top of w[2]: the Ethernet addresses; the rest of w[2]:
@@ -150,11 +167,24 @@ struct iptun_term_listeners {
     atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
 };
 
+/* Whether a table pays: see IPTUN_TERM_MIN_HIT_INV. */
+struct iptun_term_probe {
+    uint32_t lookups;           /* In the current window. */
+    uint32_t hits;              /* In the current window. */
+    long long int until;        /* Bypassed until this time (us), or 0. */
+};
+
 struct iptun_term_cache {
     const struct iptun_term_listeners *listeners;
+    struct iptun_term_probe probe[2];   /* First pass, second pass. */
     struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
     struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
     struct iptun_term_inner6_entry inner6[IPTUN_TERM_INNER6_ENTRIES];
+    /* The IPTUN_TERM_OUTER_WILDCARDED and _WILD_* flags of the entries made
+     * so far: lookups try a key without those fields first, ANDed with
+     * 'outer_mask' (IPv4, IPv6), which clears them. */
+    uint64_t outer_wild;
+    uint64_t outer_mask[2][8];
     uint32_t outer_sweep_idx;
     uint32_t inner_sweep_idx;
     uint32_t inner6_sweep_idx;
@@ -169,6 +199,7 @@ void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
                              struct dp_netdev_flow *);
 void iptun_term_count_hits(unsigned int n, bool inner);
 void iptun_term_count_one_pass(unsigned int n, bool recirculated);
+void iptun_term_count_bypass(bool inner);
 
 void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
@@ -196,6 +227,46 @@ iptun_term_one_pass_active(const struct iptun_term_cache *cache)
 
     atomic_read_relaxed(&cache->listeners->one_pass, &one_pass);
     return one_pass && iptun_term_cache_active(cache);
+}
+
+/* True if the first-pass ('inner' false) or second-pass table of 'cache' is
+ * bypassed at time 'now' (us): see IPTUN_TERM_MIN_HIT_INV.  Read once per
+ * batch. */
+static inline bool
+iptun_term_bypassed(struct iptun_term_cache *cache, bool inner,
+                    long long int now)
+{
+    struct iptun_term_probe *p = &cache->probe[inner];
+
+    if (OVS_UNLIKELY(p->until)) {
+        if (now < p->until) {
+            return true;
+        }
+        p->until = 0;
+    }
+    return false;
+}
+
+/* Counts 'lookups' lookups in the first-pass ('inner' false) or second-pass
+ * table of 'cache', 'hits' of which hit, at time 'now' (us); bypasses the
+ * table if it does not pay. */
+static inline void
+iptun_term_probe_count(struct iptun_term_cache *cache, bool inner,
+                       uint32_t lookups, uint32_t hits, long long int now)
+{
+    struct iptun_term_probe *p = &cache->probe[inner];
+
+    p->lookups += lookups;
+    p->hits += hits;
+    if (OVS_UNLIKELY(p->lookups >= IPTUN_TERM_WINDOW_ENTRIES
+                     * (inner ? IPTUN_TERM_INNER_ENTRIES
+                              : IPTUN_TERM_OUTER_ENTRIES))) {
+        if (p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV) {
+            p->until = now + IPTUN_TERM_BYPASS_US;
+            iptun_term_count_bypass(inner);
+        }
+        p->lookups = p->hits = 0;
+    }
 }
 
 /* True if datapath port 'port' is an ipip, fou or gue port. */
@@ -374,18 +445,57 @@ iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
             : iptun_term_outer_parse6(packet, in_port, key));
 }
 
-/* Clears the UDP source port in 'key' and marks it as cleared, so that a
- * packet from source port 0 never finds a flow that matches source port 0
- * through another packet's wildcarded key, or the reverse. */
+/* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILDCARDED and
+ * IPTUN_TERM_OUTER_WILD_* flags (the fields that tell one remote endpoint
+ * from another, or the fou source port), and marks them as cleared, so that
+ * a packet whose fields are 0 never finds a flow that matches them through
+ * another packet's wildcarded key, or the reverse. */
 static inline void
-iptun_term_outer_wildcard_udp_src(struct iptun_term_outer_key *key)
+iptun_term_outer_wildcard(struct iptun_term_outer_key *key, uint64_t wild)
 {
-    struct udp_header udp = { .udp_src = OVS_BE16_MAX };
-    uint32_t src_mask;
+    if (wild & IPTUN_TERM_OUTER_WILDCARDED) {
+        struct udp_header udp = { .udp_src = OVS_BE16_MAX };
+        uint32_t src_mask;
 
-    memcpy(&src_mask, &udp, sizeof src_mask);
-    key->w[2] &= ~(uint64_t) src_mask;
-    key->w[0] |= IPTUN_TERM_OUTER_WILDCARDED;
+        memcpy(&src_mask, &udp, sizeof src_mask);
+        key->w[2] &= ~(uint64_t) src_mask;
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_MAC) {
+        static const uint8_t mac_src_head[8] = { [6] = 0xff, [7] = 0xff };
+        uint64_t mask;
+
+        memcpy(&mask, mac_src_head, sizeof mask);
+        key->w[1] &= ~mask;
+        key->w[2] &= UINT32_MAX;
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_HDR) {
+        key->w[0] &= ~UINT64_C(0xffff);                   /* TOS, TTL. */
+        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
+            key->w[3] = 0;                                /* Flow label. */
+        }
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_ADDR) {
+        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
+            key->w[4] = key->w[5] = 0;
+        } else {
+            ovs_be32 addrs[2] = { OVS_BE32_MAX, 0 };      /* src, dst */
+            uint64_t mask;
+
+            memcpy(&mask, addrs, sizeof mask);
+            key->w[3] &= ~mask;
+        }
+    }
+    key->w[0] |= wild;
+}
+
+/* The IPTUN_TERM_OUTER_* wildcards that a first-pass lookup of a packet of
+ * 'proto' tries first (see iptun_term_cache.outer_wild). */
+static inline uint64_t
+iptun_term_outer_wild(const struct iptun_term_cache *cache, uint8_t proto)
+{
+    return (proto == IPPROTO_UDP
+            ? cache->outer_wild
+            : cache->outer_wild & ~IPTUN_TERM_OUTER_WILDCARDED);
 }
 
 /* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
@@ -756,18 +866,26 @@ iptun_term_outer_lookup(struct iptun_term_cache *cache,
         return NULL;
     }
 
-    /* A fou flow that matches the UDP source port is cached with it, others
-     * (the usual case) without: try the wildcarded key first. */
-    if (((key.w[0] >> 16) & 0xff) == IPPROTO_UDP) {
-        struct iptun_term_outer_key wild = key;
+    /* A flow that matches the UDP source port, or the remote's address, is
+     * cached with it, others (the usual case) without: try the wildcarded
+     * key first (iptun_term_outer_wildcard() through the masks, which also
+     * clear the UDP source port of a packet that has none: 0 anyway). */
+    uint64_t wild = iptun_term_outer_wild(cache, (key.w[0] >> 16) & 0xff);
+    if (wild) {
+        const uint64_t *mask
+            = cache->outer_mask[!!(key.w[0] & IPTUN_TERM_OUTER_IPV6)];
 
-        iptun_term_outer_wildcard_udp_src(&wild);
-        e = &cache->outer[iptun_term_outer_hash(&wild)
+        for (int i = 0; i < ARRAY_SIZE(key.w); i++) {
+            key.w[i] &= mask[i];
+        }
+        key.w[0] |= wild;
+        e = &cache->outer[iptun_term_outer_hash(&key)
                           & IPTUN_TERM_OUTER_MASK];
-        if (e->flow && iptun_term_outer_key_equal(&e->key, &wild)
+        if (e->flow && iptun_term_outer_key_equal(&e->key, &key)
             && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
             goto found;
         }
+        iptun_term_outer_parse(packet, in_port, &key);
     }
     e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
     if (!e->flow || !iptun_term_outer_key_equal(&e->key, &key)
