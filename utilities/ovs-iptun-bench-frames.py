@@ -25,6 +25,14 @@
 #                      ipip and gre 6in4, 4in6, 6in6; fou, vxlan and geneve
 #                      4in6.
 #
+# FLOWS may also be REMOTESxFLOWS (for example 2000x50 or 1x100000): as
+# many remote tunnel endpoints, 198.18.0.1 and up (RFC 2544's benchmarking
+# range, so that no port with a fixed remote takes them), each sending FLOWS
+# inner flows of its own, for a flow-based port (remote_ip=flow), in turn
+# (flow i from remote i % REMOTES); then only inner.pcap and the TYPE.pcap
+# over IPv4 (IPv4 inside) are written.  Inner flow i's source address is
+# 10.1.0.0 + i (in blocks of 250), 10.3.0.0 + i from i = 62,500.
+#
 # Plain Python (struct), so that 10,000-flow files take seconds; the
 # addresses and ports are those of utilities/ovs-iptun-bench.sh.
 
@@ -94,10 +102,25 @@ def ether(dst, src, payload, ethertype=0x0800):
     return mac(dst) + mac(src) + struct.pack("!H", ethertype) + payload
 
 
+def inner_src(i):
+    """Inner flow i's source address (10.2.0.1 is the destination)."""
+    net = 1 if i < 62500 else 2 + i // 62500
+    if net > 255:
+        sys.exit("too many flows")
+    return "10.%d.%d.%d" % (net, i // 250 % 250, i % 250 + 1)
+
+
+def remote_ip(r):
+    """Remote tunnel endpoint r (from 0) of REMOTESxFLOWS frames."""
+    if r >= 1 << 17:
+        sys.exit("too many remotes")
+    return socket.inet_ntoa(struct.pack("!I", 0xc6120000 + r + 1))
+
+
 def inner_frames(flows, size):
     frames = []
     for i in range(flows):
-        src = "10.1.%d.%d" % (i // 250, i % 250 + 1)
+        src = inner_src(i)
         pad = size - 14 - 20 - 8
         if pad < 0:
             sys.exit("frame size %d is below 42" % size)
@@ -111,6 +134,8 @@ def inner6_frames(flows, size):
     frames = []
     for i in range(flows):
         src = "fd00:1::%x" % (i + 1)
+        if i + 1 > 0xffff:
+            src = "fd00:1::%x:%x" % ((i + 1) >> 16, (i + 1) & 0xffff)
         pad = size - 14 - 40 - 8
         if pad < 0:
             sys.exit("frame size %d is below 62" % size)
@@ -124,15 +149,16 @@ def source_port(frame):
     return 32768 + zlib.crc32(frame[26:38]) % (61000 - 32768 + 1)
 
 
-def outer(frame, kind):
-    """'frame' (IPv4 or IPv6 inside) in tunnel 'kind' (a KINDS entry)."""
+def outer(frame, kind, remote=REMOTE_IP):
+    """'frame' (IPv4 or IPv6 inside) in tunnel 'kind' (a KINDS entry), from
+    'remote' if over IPv4."""
     l3 = frame[14:]
     ethertype = struct.unpack("!H", frame[12:14])[0]
     kind, _, variant = kind.partition("-")
     if variant == "csum":
         kind, variant = "fou-csum", ""
     outer6 = variant.endswith("in6")
-    src, dst = (REMOTE_IP6, LOCAL_IP6) if outer6 else (REMOTE_IP, LOCAL_IP)
+    src, dst = (REMOTE_IP6, LOCAL_IP6) if outer6 else (remote, LOCAL_IP)
     if kind == "ipip":
         proto, payload = (41 if ethertype == 0x86dd else 4), l3
     elif kind == "gre":
@@ -164,7 +190,20 @@ def write_pcap(name, frames):
 
 
 def main():
-    out, flows, size = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+    out, flows, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    remotes, x, flows = flows.rpartition("x")
+    remotes, flows = int(remotes or 1), int(flows)
+    if x:
+        # Flow i comes from remote i % remotes: one after another, as
+        # packets from many peers arrive.
+        frames = inner_frames(remotes * flows, size)
+        write_pcap("%s/inner.pcap" % out, frames)
+        for kind in KINDS:
+            if "in4" not in kind and "in6" not in kind:
+                write_pcap("%s/%s.pcap" % (out, kind),
+                           [outer(f, kind, remote_ip(i % remotes))
+                            for i, f in enumerate(frames)])
+        return
     frames = inner_frames(flows, size)
     frames6 = inner6_frames(flows, size)
     write_pcap("%s/inner.pcap" % out, frames)

@@ -19,7 +19,10 @@
 # of the 10,000-flow scenarios, and draws the cycles/packet chart with
 # gnuplot when PLOT.PNG is given.  With instruction counts, also the median
 # instructions/packet, the spread of the rounds and the same ratios on
-# instructions; the chart then shows instructions.
+# instructions; the chart then shows instructions.  With SCALE.CSV beside
+# RESULTS.CSV (utilities/ovs-iptun-bench.sh), the scale table of the
+# measurements with 50,000 flows or more or several remotes (flows
+# REMOTESxFLOWS).
 
 import collections
 import os
@@ -30,13 +33,25 @@ import tempfile
 
 TYPES = ["ipip", "fou", "fou-csum", "gue", "gre", "vxlan", "geneve",
          "ipip-6in4", "gre-6in4", "ipip-4in6", "gre-4in6", "fou-4in6",
-         "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6"]
+         "vxlan-4in6", "geneve-4in6", "ipip-6in6", "gre-6in6",
+         "ipip-flow", "fou-flow", "gue-flow"]
 # The tunnel each of ours is compared with: same inner and outer families.
 REFERENCE = {"ipip": "gre", "fou": "vxlan", "gue": "vxlan",
              "ipip-6in4": "gre-6in4",
              "ipip-4in6": "gre-4in6", "fou-4in6": "vxlan-4in6",
              "ipip-6in6": "gre-6in6"}
 OURS = ("ipip", "fou", "fou-csum", "gue")
+
+
+def nflows(flows):
+    """The number of inner flows of a flows column (REMOTESxFLOWS or
+    FLOWS)."""
+    remotes, _, n = flows.rpartition("x")
+    return int(remotes or 1) * int(n)
+
+
+def nflows_of(combo):
+    return nflows(combo[0])
 
 
 def plain_of(t):
@@ -60,7 +75,7 @@ def load(path):
             fields = line.strip().split(",")
             b, scen, flows, size, _, cyc, kpps, passes, upcalls = fields[:9]
             insn = fields[11] if len(fields) > 11 and fields[11] else None
-            runs[(b, scen, int(flows), int(size))].append(
+            runs[(b, scen, flows, int(size))].append(
                 (float(cyc), float(kpps), float(passes or 0),
                  float(insn) if insn is not None else None))
     med = {}
@@ -84,7 +99,7 @@ def megaflows(path):
         for line in f:
             if line.startswith("== "):
                 w = line.split()
-                key = (w[1], w[2], int(w[3]), int(w[5]))
+                key = (w[1], w[2], w[3], int(w[5]))
                 counts[key] = [0, 0]
             elif key and "actions:" in line:
                 counts[key][0] += 1
@@ -96,7 +111,8 @@ def megaflows(path):
 def main():
     med = load(sys.argv[1])
     mf = megaflows(sys.argv[2])
-    combos = sorted({(k[2], k[3]) for k in med})
+    combos = sorted({(k[2], k[3]) for k in med},
+                    key=lambda c: (nflows(c[0]), c))
     scens = ["plain", "plain6"] + ["%s-%s" % (d, t)
                                    for d in ("encap", "decap")
                                    for t in TYPES]
@@ -125,7 +141,7 @@ def main():
     for title, stat in tables:
         print(title)
         print("%-20s" % "scenario" + "".join(
-            "%20s" % ("%d flows %d B" % c) for c in combos))
+            "%20s" % ("%s flows %d B" % c) for c in combos))
         for b, s in rows:
             cells = []
             for c in combos:
@@ -192,7 +208,7 @@ def main():
     for title, stat in tables:
         print()
         print(title)
-        print("%-38s" % "ratio" + "".join("%20s" % ("%d flows %d B" % c)
+        print("%-38s" % "ratio" + "".join("%20s" % ("%s flows %d B" % c)
                                           for c in combos) + "   target")
         n = ratio_table(checks, combos, get, stat)
         if stat == CYC:
@@ -204,10 +220,13 @@ def main():
     print("outer megaflows with the most inner flows (target <= 2)")
     for key in sorted(mf):
         b, s, flows, size = key
-        if (b == "ours" and flows == max(c[0] for c in combos)
+        if (b == "ours" and flows == max(combos, key=nflows_of)[0]
                 and s != "plain"):
-            print("  %-20s %5d flows %3d B: %d outer (%d datapath flows)"
+            print("  %-20s %5s flows %3d B: %d outer (%d datapath flows)"
                   % (s, flows, size, mf[key][1], mf[key][0]))
+
+    scale_table(os.path.join(os.path.dirname(sys.argv[1]), "scale.csv"),
+                med)
 
     if len(sys.argv) > 3:
         plot(sys.argv[3], med, scens, combos,
@@ -220,6 +239,41 @@ def main():
     if insn:
         print("%d target(s) missed (ratios of medians, instructions)"
               % missed_insn)
+
+
+def scale_table(path, med):
+    """Prints, for the measurements of ours with 50,000 flows or more or
+    with several remotes, the medians of the rounds' scale.csv readings
+    beside cycles and instructions per packet."""
+    runs = collections.defaultdict(list)
+    if not os.path.exists(path):
+        return
+    with open(path) as f:
+        for line in f:
+            fields = line.strip().split(",")
+            b, scen, flows, size = fields[:4]
+            if b == "ours" and (nflows(flows) >= 50000 or "x" in flows):
+                runs[(b, scen, flows, int(size))].append(
+                    [float(x or "nan") for x in fields[5:11]])
+    if not runs:
+        return
+    print()
+    print("scale: datapath flows and upcalls (from the port's first packet), "
+          "revalidator CPU")
+    print("(% of one CPU, in the window), ovs-vswitchd resident memory "
+          "(and its growth from before")
+    print("the port's first packet), revalidator dump duration; medians")
+    print("%-18s %9s %4s %9s %8s %7s %8s %7s %7s %7s %8s"
+          % ("scenario", "flows", "B", "megaflows", "upcalls", "reval%",
+             "RSS MB", "+MB", "dump ms", "cyc/pkt", "insn/pkt"))
+    for key in sorted(runs, key=lambda k: (nflows(k[2]), k[2], k[3],
+                                           k[1])):
+        m = [statistics.median(v[i] for v in runs[key]) for i in range(6)]
+        v = med.get(key)
+        print("%-18s %9s %4d %9.0f %8.0f %7.1f %8.1f %7.1f %7.0f %7s %8s"
+              % (key[1], key[2], key[3], m[0], m[1], m[2], m[3] / 1024,
+                 m[5] / 1024, m[4], "%.0f" % v[CYC] if v else "-",
+                 "%.1f" % v[INSN] if v and v[INSN] is not None else "-"))
 
 
 def ratio_table(checks, combos, get, stat):
@@ -252,6 +306,8 @@ def ratio_table(checks, combos, get, stat):
             target = "(cache on / off)"
         elif b.startswith("decap2p-"):
             target = "(one pass / two)"
+        elif a.endswith("-flow"):
+            target = "(flow-based port)"
         else:
             target = "(stock tunnel, for reference)"
         verdict = "" if target.startswith("(") else (
@@ -277,7 +333,7 @@ def plot(png, med, scens, combos, stock, stat=CYC):
                 for v in vals)))
         data = f.name
     cols = ", ".join(
-        "'%s' using %d:xtic(1) title '%d flows, %d B'"
+        "'%s' using %d:xtic(1) title '%s flows, %d B'"
         % (data if i == 0 else "", i + 2, c[0], c[1])
         for i, c in enumerate(combos))
     script = """

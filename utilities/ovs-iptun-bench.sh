@@ -30,7 +30,11 @@
 # (packet_type=legacy_l3), vxlan, geneve, and the dual-stack variants
 # TYPE-XinY, IPv(X) inside, over IPv(Y) (br-phy also has 2001:db8::1/64,
 # the remote is 2001:db8::2): ipip-6in4, gre-6in4, ipip-4in6, gre-4in6
-# (ip6gre), fou-4in6, vxlan-4in6, geneve-4in6, ipip-6in6, gre-6in6.  The
+# (ip6gre), fou-4in6, vxlan-4in6, geneve-4in6, ipip-6in6, gre-6in6; and
+# ipip-flow, fou-flow, gue-flow: a flow-based port (options:remote_ip=flow)
+# of the type, decapsulation only unless IPTUN_BENCH_SCENARIOS names encap
+# (set_field:192.0.2.2->tun_dst), with REMOTESxFLOWS frames only (below).
+# The
 # baseline (IPTUN_BENCH_BASELINE=yes): the stock build and ours, alternating,
 # with no port of ours, run the plain scenarios and those of Open vSwitch's
 # own tunnels (gre, vxlan, geneve and their variants among the types).
@@ -48,11 +52,25 @@
 # (utilities/ovs-iptun-bench-report.py: medians, ratios, targets) and draws
 # $OVS_DIR/bench/cycles.png.
 #
+# Scale: an IPTUN_BENCH_FLOWS entry REMOTESxFLOWS (for example 2000x50 or
+# 1x100000) is as many remote tunnel endpoints (198.18.0.1 and up, in turn),
+# each with FLOWS inner flows; such entries run the plain and -flow
+# scenarios only, the others the rest.  Every measurement also appends to
+# $OVS_DIR/bench/scale.csv
+#   build,scenario,flows,size,round,megaflows,upcalls,reval_cpu,rss_kb,
+#   dump_ms,rss_growth_kb
+# the datapath flows at the end (upcall/show), the upcalls from the port's
+# first packet to the end, the revalidator threads' CPU over the window
+# (% of one CPU, /proc), ovs-vswitchd's resident memory at the end, the
+# revalidators' last dump duration and the resident memory's growth from
+# before the port was added (its pcap file, the flows, the caches); the report prints them for 50,000
+# flows and more.
+#
 # Environment: IPTUN_BENCH_TIME (s, default 2), IPTUN_BENCH_REPEAT
-# (rounds, default 3), IPTUN_BENCH_WARMUP (s, default 1), IPTUN_BENCH_FLOWS
-# (default "1 10000"), IPTUN_BENCH_SIZES (default "64 512"),
-# IPTUN_BENCH_TYPES (default all six), IPTUN_BENCH_SCENARIOS (a list of
-# the scenarios above to run instead of all of those of the types, for
+# (rounds, default 3), IPTUN_BENCH_WARMUP (s, default 1, plus 1 per 50,000
+# flows), IPTUN_BENCH_FLOWS (default "1 10000 200x50"), IPTUN_BENCH_SIZES
+# (default "64 512"), IPTUN_BENCH_TYPES (default all of the above but
+# fou-flow and gue-flow), IPTUN_BENCH_SCENARIOS (a list of the scenarios above to run instead of all of those of the types, for
 # example "plain decap-ipip"), IPTUN_BENCH_BASELINE (yes/no),
 # IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
 # scenario into $OVS_DIR/bench/perf-*.txt), IPTUN_BENCH_INSN=yes (see
@@ -76,8 +94,9 @@
 # results.csv gets them as a 12th column; its cycles and packet rates are
 # then valgrind's (about 20 times slower), not the machine's.
 # IPTUN_BENCH_WARMUP defaults to 3 s in this mode, plus 3 s per 1,000
-# flows (the exact-match cache, which takes one miss in 100, needs some 700
-# packets per flow to settle).  Round 1 keeps each scenario's dump as
+# flows up to 45 s (the exact-match cache, which takes one miss in 100,
+# needs some 700 packets per flow to settle; with more flows than its 8,192
+# entries it never does).  Round 1 keeps each scenario's dump as
 # $OVS_DIR/bench/callgrind-*.out (callgrind_annotate --inclusive=yes shows
 # where the instructions go).
 # Needs root (network namespace, tap device).
@@ -93,11 +112,11 @@ W=$OVS_DIR/bench
 T=${IPTUN_BENCH_TIME:-2}
 REPEAT=${IPTUN_BENCH_REPEAT:-3}
 WARM=${IPTUN_BENCH_WARMUP:-1}
-FLOWS=${IPTUN_BENCH_FLOWS:-1 10000}
+FLOWS=${IPTUN_BENCH_FLOWS:-1 10000 200x50}
 SIZES=${IPTUN_BENCH_SIZES:-64 512}
 TYPES=${IPTUN_BENCH_TYPES:-ipip fou fou-csum gue gre vxlan geneve ipip-6in4
 gre-6in4 ipip-4in6 gre-4in6 fou-4in6 vxlan-4in6 geneve-4in6 ipip-6in6
-gre-6in6}
+gre-6in6 ipip-flow}
 BASELINE=${IPTUN_BENCH_BASELINE:-yes}
 NOCACHE=${IPTUN_BENCH_NOCACHE:-yes}
 NOPMTU=${IPTUN_BENCH_NOPMTU:-yes}
@@ -110,12 +129,26 @@ if test "$INSN" = yes; then
     SLOW=5
 fi
 
-# warmup FLOWS: the warm-up time (s) for FLOWS flows.
+# nflows FLOWS: the number of inner flows of an IPTUN_BENCH_FLOWS entry
+# (REMOTESxFLOWS or FLOWS).
+nflows () {
+    case $1 in
+    *x*) echo $((${1%x*} * ${1#*x})) ;;
+    *) echo "$1" ;;
+    esac
+}
+
+# warmup FLOWS: the warm-up time (s) for IPTUN_BENCH_FLOWS entry FLOWS.
 warmup () {
-    if test "$INSN" = yes && test -z "${IPTUN_BENCH_WARMUP:-}"; then
-        echo $((WARM + 3 * $1 / 1000))
-    else
+    local n
+    n=$(nflows "$1")
+    if test -n "${IPTUN_BENCH_WARMUP:-}"; then
         echo "$WARM"
+    elif test "$INSN" = yes; then
+        n=$((3 * n / 1000))
+        echo $((WARM + (n > 42 ? 42 : n)))
+    else
+        echo $((WARM + n / 50000))
     fi
 }
 NS=ovs-iptun-bench
@@ -148,7 +181,8 @@ if test "${IPTUN_BENCH_IN_NS:-}" != yes; then
     iptun_netns_del $NS
     iptun_netns_add $NS
     trap 'iptun_netns_del $NS' EXIT
-    rm -f "$W/results.csv" "$W/megaflows.txt" "$W"/callgrind-*.out
+    rm -f "$W/results.csv" "$W/scale.csv" "$W/megaflows.txt" \
+        "$W"/callgrind-*.out
     # Everything but the PMD thread (pinned to CPU 1 by pmd-cpu-mask) stays
     # on CPU 0, so that no other thread steals cycles that the PMD counts.
     IPTUN_BENCH_IN_NS=yes ip netns exec $NS taskset -c 0 bash "$0" "$@"
@@ -212,6 +246,7 @@ add_dpdk_port () {
 # Tunnel ports (br-int OpenFlow port numbers) and the underlay bridge.
 declare -A TUN_PORT=([ipip]=10 [fou]=11 [fou-csum]=12 [gre]=13 [vxlan]=14
                      [geneve]=15 [gue]=16)
+# Flow-based ports (the -flow types): OpenFlow port numbers 20 higher.
 declare -A TUN_OPTS=(
     [ipip]="type=ipip"
     [fou]="type=fou options:dst_port=5555"
@@ -223,10 +258,12 @@ declare -A TUN_OPTS=(
 
 # tun_port TYPE: the tunnel port (a TUN_PORT key) of scenario type TYPE:
 # ipip for ipip and ipip-6in4, ipip6 (over IPv6: the same options, OpenFlow
-# port number 10 higher) for ipip-4in6 and ipip-6in6, and so on.
+# port number 10 higher) for ipip-4in6 and ipip-6in6, ipipflow for
+# ipip-flow, and so on.
 tun_port () {
     case $1 in
     *-4in6|*-6in6) echo "${1%-*}6" ;;
+    *-flow) echo "${1%-*}flow" ;;
     *-6in4) echo "${1%-*}" ;;
     *) echo "$1" ;;
     esac
@@ -247,10 +284,12 @@ tunnels_up () {
     ports=$(for t in $TYPES; do tun_port "$t"; done | sort -u)
     for t in $ports; do
         local base=${t%6} remote=192.0.2.2 port
+        base=${base%flow}
         port=${TUN_PORT[$base]}
-        if test "$base" != "$t"; then
-            remote=2001:db8::2 port=$((port + 10))
-        fi
+        case $t in
+        *flow) remote=flow port=$((port + 20)) ;;
+        *6) remote=2001:db8::2 port=$((port + 10)) ;;
+        esac
         TUN_PORT[$t]=$port
         # shellcheck disable=SC2086
         ovs-vsctl add-port br-int "tun-$t" -- set interface "tun-$t" \
@@ -318,6 +357,28 @@ insn_window () {
     callgrind -d
 }
 
+# reval_ticks: the CPU time (clock ticks) that ovs-vswitchd's revalidator
+# threads have used.
+reval_ticks () {
+    local pid
+    pid=$(cat "$RUN/ovs-vswitchd.pid")
+    cat /proc/"$pid"/task/*/stat 2>/dev/null \
+        | awk '$2 ~ /^\(revalidator/ { t += $14 + $15 } END { print t + 0 }'
+}
+
+# vswitchd_rss: ovs-vswitchd's resident memory (kB).
+vswitchd_rss () {
+    awk '$1 == "VmRSS:" { print $2 }' \
+        "/proc/$(cat "$RUN/ovs-vswitchd.pid")/status"
+}
+
+# pmd_upcalls: the upcalls that the PMD thread counted since its statistics
+# were last cleared.
+pmd_upcalls () {
+    ovs-appctl dpif-netdev/pmd-perf-show \
+        | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p' | grep . || echo 0
+}
+
 N_RX=0
 # measure BUILD-NAME SCENARIO FLOWS SIZE BRIDGE PCAP ROUND: replays PCAP into
 # BRIDGE's port 1 (with the scenario's flows already in place), warms up,
@@ -329,14 +390,20 @@ measure () {
     if test "$INSN" = yes; then
         fresh_pmd
     fi
+    local warm_upcalls reval0 reval1 t0 t1 upcall rss rss0
+    ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
+    rss0=$(vswitchd_rss)
     add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
     sleep "$(warmup "$flows")"
+    warm_upcalls=$(pmd_upcalls)
+    reval0=$(reval_ticks) t0=$(date +%s%N)
     if test "$INSN" = yes; then
         insn_window
     else
         ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
         sleep "$T"
     fi
+    reval1=$(reval_ticks) t1=$(date +%s%N)
     out=$(ovs-appctl dpif-netdev/pmd-perf-show)
     read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
     passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
@@ -371,6 +438,14 @@ measure () {
     fi
     echo "$build,$scen,$flows,$size,$round,$cyc,$kpps,$passes,${upcalls:-0},$rx,$tx${insn:+,$insn}" \
         >> "$W/results.csv"
+    upcall=$(ovs-appctl upcall/show)
+    rss=$(vswitchd_rss)
+    echo "$build,$scen,$flows,$size,$round,$(echo "$upcall" \
+        | sed -n 's/^ *flows *: (current \([0-9]*\)).*/\1/p' | head -1),$((warm_upcalls + ${upcalls:-0})),$(awk \
+        -v d=$((reval1 - reval0)) -v hz="$(getconf CLK_TCK)" \
+        -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }'),$rss,$(echo "$upcall" \
+        | sed -n 's/^ *dump duration : \([0-9]*\)ms.*/\1/p' | head -1),$((rss - rss0))" \
+        >> "$W/scale.csv"
     printf 'bench: %-5s round %s %-16s %5s flows %3s B: %s cycles/pkt, %s Kpps%s\n' \
         "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps" \
         "${insn:+, $insn insn/pkt}"
@@ -408,6 +483,13 @@ set_flows () {
 # scenario BUILD-NAME SCENARIO FLOWS SIZE ROUND
 scenario () {
     local t=${2#*-} p frames=$W/frames/$3-$4 ip=ip inner=inner
+    # Frames from remotes 198.18.0.1 and up (REMOTESxFLOWS): plain and the
+    # -flow types only; from 192.0.2.2: all but the -flow types (the port
+    # with the fixed remote would take them).
+    case $3-$2 in
+    *x*-plain|*x*-*-flow) ;;
+    *x*|*-flow) return 0 ;;
+    esac
     case $2 in
     *-6in4|*-6in6|plain6) ip=ipv6 inner=inner6 ;;
     esac
@@ -425,7 +507,11 @@ scenario () {
             ovs-appctl dpif/set-dp-features br-int check_pkt_len false \
                 >/dev/null
         fi
-        set_flows "in_port=1,$ip,actions=dec_ttl,output:$p" \
+        p="output:$p"
+        case $t in
+        *-flow) p="set_field:192.0.2.2->tun_dst,$p" ;;
+        esac
+        set_flows "in_port=1,$ip,actions=dec_ttl,$p" \
                   "in_port=LOCAL,actions=output:2"
         measure "$1" "$2" "$3" "$4" br-int "$frames/$inner.pcap" "$5"
         if test "${2%%-*}" = encapnp; then
@@ -448,7 +534,7 @@ scenario () {
                 other_config:iptun-term-one-pass=false
             ;;
         esac
-        measure "$1" "$2" "$3" "$4" br-phy "$frames/$t.pcap" "$5"
+        measure "$1" "$2" "$3" "$4" br-phy "$frames/${t%-flow}.pcap" "$5"
         ovs-vsctl remove Open_vSwitch . other_config iptun-term-cache \
             -- remove Open_vSwitch . other_config iptun-term-one-pass
         ;;
@@ -471,6 +557,7 @@ scenarios () {
     esac
     for d in encap decap; do
         for t in $1; do
+            test "$d-${t#*-}" != encap-flow || continue
             list="$list $d-$t"
             case $d-$t-$2 in
             decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
