@@ -44,6 +44,8 @@ COVERAGE_DEFINE(iptun_term_inner_bypass);
 
 static struct iptun_term_listeners term_listeners;
 
+static void term_outer_set_wild(struct iptun_term_cache *, uint64_t wild);
+
 /* Control side: how many ipip ports and fou ports per UDP destination port
  * exist, and whether the cache is enabled. */
 static struct ovs_mutex term_mutex = OVS_MUTEX_INITIALIZER;
@@ -196,6 +198,21 @@ iptun_term_count_one_pass(unsigned int n, bool recirculated)
     }
 }
 
+/* The first-pass entry of 'packet', received on 'in_port', by its exact key
+ * (the second lookup of iptun_term_outer_lookup()), or NULL. */
+struct iptun_term_outer_entry *
+iptun_term_outer_find_exact(struct iptun_term_cache *cache,
+                            const struct dp_packet *packet, odp_port_t in_port)
+{
+    struct iptun_term_outer_entry *e;
+    struct iptun_term_outer_key key;
+
+    iptun_term_outer_parse(packet, in_port, &key, iptun_term_outer_exact, 0);
+    e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
+    return (e->flow && iptun_term_outer_key_equal(&e->key, &key)
+            && iptun_term_flow_usable(e->flow) ? e : NULL);
+}
+
 /* Counts a table bypassed (iptun_term_probe_count()). */
 void
 iptun_term_count_bypass(bool inner)
@@ -211,6 +228,7 @@ void
 iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
+    term_outer_set_wild(cache, 0);
     cache->listeners = &term_listeners;
 }
 
@@ -422,7 +440,8 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     if (cache->probe[0].until
         || md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
         || md->ct_state || !iptun_term_outer_candidate(cache, packet)
-        || iptun_term_outer_parse(packet, md->in_port.odp_port, &key) < 0
+        || iptun_term_outer_parse(packet, md->in_port.odp_port, &key,
+                                  iptun_term_outer_exact, 0) < 0
         || !iptun_term_flow_usable(flow)) {
         return;
     }

@@ -90,6 +90,10 @@ struct smap;
 #define IPTUN_TERM_OUTER_WILD_ADDR (UINT64_C(1) << 26)
 #define IPTUN_TERM_OUTER_WILD_HDR (UINT64_C(1) << 27)
 #define IPTUN_TERM_OUTER_WILD_MAC (UINT64_C(1) << 28)
+#define IPTUN_TERM_OUTER_WILD_ANY (IPTUN_TERM_OUTER_WILDCARDED            \
+                                   | IPTUN_TERM_OUTER_WILD_ADDR            \
+                                   | IPTUN_TERM_OUTER_WILD_HDR             \
+                                   | IPTUN_TERM_OUTER_WILD_MAC)
 #define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)
 #define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
@@ -200,6 +204,8 @@ void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
 void iptun_term_count_hits(unsigned int n, bool inner);
 void iptun_term_count_one_pass(unsigned int n, bool recirculated);
 void iptun_term_count_bypass(bool inner);
+struct iptun_term_outer_entry *iptun_term_outer_find_exact(
+    struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
 
 void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
@@ -343,24 +349,44 @@ iptun_term_inner_candidate(const struct iptun_term_cache *cache,
             && iptun_term_is_port(cache, packet->md.in_port.odp_port));
 }
 
+/* All-ones masks: the exact first-pass key (iptun_term_outer_parse()). */
+static const uint64_t iptun_term_outer_exact[2][8] = {
+    { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+      UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
+    { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+      UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
+};
+
 /* Fills the words of a first-pass key that both families share: w[1] and
- * w[2] (the Ethernet addresses of the frame at 'data' and the UDP 'ports'). */
+ * w[2] (the Ethernet addresses of the frame at 'data' and the UDP 'ports'),
+ * ANDed with 'mask'. */
 static inline void
 iptun_term_outer_key_fill_l2(struct iptun_term_outer_key *key,
-                             const uint8_t *data, uint32_t ports)
+                             const uint8_t *data, uint32_t ports,
+                             const uint64_t *mask)
 {
     uint32_t macs_tail;
 
     memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
     memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[2] = ((uint64_t) macs_tail << 32) | ports;
+    key->w[1] &= mask[1];
+    key->w[2] = (((uint64_t) macs_tail << 32) | ports) & mask[2];
+}
+
+/* The first-pass wildcard flags of 'wild' that apply to a packet of 'proto':
+ * the UDP source port's only to UDP. */
+static inline uint64_t
+iptun_term_outer_wild_for(uint64_t wild, uint8_t proto)
+{
+    return proto == IPPROTO_UDP ? wild : wild & ~IPTUN_TERM_OUTER_WILDCARDED;
 }
 
 /* The outer IPv4 headers as miniflow_extract() would see them: see
  * iptun_term_outer_parse(). */
 static inline int
 iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_outer_key *key)
+                        struct iptun_term_outer_key *key,
+                        const uint64_t *mask, uint64_t wild)
 {
     const uint8_t *data = dp_packet_data(packet);
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
@@ -384,11 +410,13 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
         memcpy(&ports, ip + 1, sizeof ports);
     }
 
-    key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32)
-                | ((uint32_t) ip->ip_proto << 16)
-                | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
-    iptun_term_outer_key_fill_l2(key, data, ports);
+    key->w[0] = ((((uint64_t) odp_to_u32(in_port) << 32)
+                  | ((uint32_t) ip->ip_proto << 16)
+                  | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl) & mask[0])
+                | iptun_term_outer_wild_for(wild, ip->ip_proto);
+    iptun_term_outer_key_fill_l2(key, data, ports, mask);
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);   /* src, dst */
+    key->w[3] &= mask[3];
     return l3_size - tot_len;
 }
 
@@ -396,7 +424,8 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
  * iptun_term_outer_parse(). */
 static inline int
 iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_outer_key *key)
+                        struct iptun_term_outer_key *key,
+                        const uint64_t *mask, uint64_t wild)
 {
     const uint8_t *data = dp_packet_data(packet);
     const struct ovs_16aligned_ip6_hdr *ip6
@@ -419,30 +448,39 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
         memcpy(&ports, ip6 + 1, sizeof ports);
     }
 
-    key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | IPTUN_TERM_OUTER_IPV6
-                | ((uint32_t) ip6->ip6_nxt << 16)
-                | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim;
-    iptun_term_outer_key_fill_l2(key, data, ports);
-    key->w[3] = tc_flow & IPV6_LABEL_MASK;
+    key->w[0] = ((((uint64_t) odp_to_u32(in_port) << 32)
+                  | IPTUN_TERM_OUTER_IPV6
+                  | ((uint32_t) ip6->ip6_nxt << 16)
+                  | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim)
+                 & mask[0])
+                | iptun_term_outer_wild_for(wild, ip6->ip6_nxt);
+    iptun_term_outer_key_fill_l2(key, data, ports, mask);
+    key->w[3] = tc_flow & IPV6_LABEL_MASK & mask[3];
     memcpy(&key->w[4], &ip6->ip6_src, 4 * sizeof key->w[4]);  /* src, dst */
+    for (int i = 4; i < 8; i++) {
+        key->w[i] &= mask[i];
+    }
     return l3_size - len;
 }
 
-/* The outer headers as miniflow_extract() would see them.  Fills 'key'
- * (with the UDP source port, which the caller clears when the flow does not
- * match it) and returns the Ethernet padding, or returns -1 if the packet is
- * not one the cache handles: not Ethernet + IPv4 without options or IPv6
- * without extension headers, a fragment, lengths that miniflow_extract()
- * would not accept in full, or not ipip/fou. */
+/* The outer headers as miniflow_extract() would see them.  Fills 'key',
+ * wildcarded as iptun_term_outer_wildcard() would with the flags of 'wild'
+ * that apply to the packet, through 'masks' (for IPv4 and IPv6: see
+ * iptun_term_cache.outer_mask; iptun_term_outer_exact and 0 for the exact
+ * key), and returns the Ethernet padding, or returns -1 if the packet is not
+ * one the cache handles: not Ethernet + IPv4 without options or IPv6 without
+ * extension headers, a fragment, lengths that miniflow_extract() would not
+ * accept in full, or not ipip/fou. */
 static inline int
 iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
-                       struct iptun_term_outer_key *key)
+                       struct iptun_term_outer_key *key,
+                       const uint64_t masks[2][8], uint64_t wild)
 {
     const struct eth_header *eth = dp_packet_data(packet);
 
     return (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))
-            ? iptun_term_outer_parse4(packet, in_port, key)
-            : iptun_term_outer_parse6(packet, in_port, key));
+            ? iptun_term_outer_parse4(packet, in_port, key, masks[0], wild)
+            : iptun_term_outer_parse6(packet, in_port, key, masks[1], wild));
 }
 
 /* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILDCARDED and
@@ -493,9 +531,7 @@ iptun_term_outer_wildcard(struct iptun_term_outer_key *key, uint64_t wild)
 static inline uint64_t
 iptun_term_outer_wild(const struct iptun_term_cache *cache, uint8_t proto)
 {
-    return (proto == IPPROTO_UDP
-            ? cache->outer_wild
-            : cache->outer_wild & ~IPTUN_TERM_OUTER_WILDCARDED);
+    return iptun_term_outer_wild_for(cache->outer_wild, proto);
 }
 
 /* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
@@ -861,35 +897,25 @@ iptun_term_outer_lookup(struct iptun_term_cache *cache,
     struct iptun_term_outer_key key;
     int l2_pad;
 
-    l2_pad = iptun_term_outer_parse(packet, in_port, &key);
+    /* A flow that matches the UDP source port, or the remote's address, is
+     * cached with it, others (the usual case) without: try the key without
+     * the fields that the entries made so far left out first, then the
+     * exact key. */
+    l2_pad = iptun_term_outer_parse(packet, in_port, &key, cache->outer_mask,
+                                    cache->outer_wild);
     if (l2_pad < 0) {
         return NULL;
     }
-
-    /* A flow that matches the UDP source port, or the remote's address, is
-     * cached with it, others (the usual case) without: try the wildcarded
-     * key first (iptun_term_outer_wildcard() through the masks, which also
-     * clear the UDP source port of a packet that has none: 0 anyway). */
-    uint64_t wild = iptun_term_outer_wild(cache, (key.w[0] >> 16) & 0xff);
-    if (wild) {
-        const uint64_t *mask
-            = cache->outer_mask[!!(key.w[0] & IPTUN_TERM_OUTER_IPV6)];
-
-        for (int i = 0; i < ARRAY_SIZE(key.w); i++) {
-            key.w[i] &= mask[i];
-        }
-        key.w[0] |= wild;
-        e = &cache->outer[iptun_term_outer_hash(&key)
-                          & IPTUN_TERM_OUTER_MASK];
-        if (e->flow && iptun_term_outer_key_equal(&e->key, &key)
-            && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
-            goto found;
-        }
-        iptun_term_outer_parse(packet, in_port, &key);
-    }
     e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
-    if (!e->flow || !iptun_term_outer_key_equal(&e->key, &key)
-        || OVS_UNLIKELY(!iptun_term_flow_usable(e->flow))) {
+    if (e->flow && iptun_term_outer_key_equal(&e->key, &key)
+        && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
+        goto found;
+    }
+    if (!(key.w[0] & IPTUN_TERM_OUTER_WILD_ANY)) {
+        return NULL;
+    }
+    e = iptun_term_outer_find_exact(cache, packet, in_port);
+    if (!e) {
         return NULL;
     }
 
