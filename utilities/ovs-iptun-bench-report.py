@@ -261,14 +261,16 @@ def scale_table(path, med):
     print("scale: datapath flows and upcalls (from the port's first packet), "
           "revalidator CPU")
     print("(% of one CPU, in the window), ovs-vswitchd resident memory "
-          "(and its growth from before")
-    print("the port's first packet), revalidator dump duration; medians")
+          "and the largest growth from")
+    print("before the port's first packet in a round, revalidator dump "
+          "duration; medians of the rounds")
     print("%-18s %9s %4s %9s %8s %7s %8s %7s %7s %7s %8s"
           % ("scenario", "flows", "B", "megaflows", "upcalls", "reval%",
              "RSS MB", "+MB", "dump ms", "cyc/pkt", "insn/pkt"))
     for key in sorted(runs, key=lambda k: (nflows(k[2]), k[2], k[3],
                                            k[1])):
-        m = [statistics.median(v[i] for v in runs[key]) for i in range(6)]
+        m = [statistics.median(v[i] for v in runs[key]) for i in range(5)]
+        m.append(max(v[5] for v in runs[key]))
         v = med.get(key)
         print("%-18s %9s %4d %9.0f %8.0f %7.1f %8.1f %7.1f %7.0f %7s %8s"
               % (key[1], key[2], key[3], m[0], m[1], m[2], m[3] / 1024,

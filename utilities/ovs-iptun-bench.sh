@@ -9,8 +9,9 @@
 # (no-rx=1), one PMD thread pinned to CPU 1, in a network namespace of its
 # own (br-phy's tap carries the underlay address 192.0.2.1/24).
 #
-# Scenarios, each with 1 and 10,000 inner UDP flows of 64- and 512-byte
-# inner frames (utilities/ovs-iptun-bench-frames.py):
+# Scenarios, each with the inner UDP flows of IPTUN_BENCH_FLOWS (1, 10,000,
+# and 200 remotes x 50 flows) of 64- and 512-byte inner frames
+# (utilities/ovs-iptun-bench-frames.py):
 #   plain         br-int: in_port=rx,ip actions=dec_ttl,output:sink
 #   plain6        the same for IPv6 (ipv6, dec_ttl: the hop limit)
 #   encap-TYPE    br-int: in_port=rx,ip actions=dec_ttl,output:TYPE tunnel
