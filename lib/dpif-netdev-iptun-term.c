@@ -354,6 +354,49 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
 }
 
+/* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILDCARDED and
+ * IPTUN_TERM_OUTER_WILD_* flags (the fields that tell one remote endpoint
+ * from another, or the fou source port), and marks them as cleared, so that
+ * a packet whose fields are 0 never finds a flow that matches them through
+ * another packet's wildcarded key, or the reverse. */
+static void
+term_outer_wildcard(struct iptun_term_outer_key *key, uint64_t wild)
+{
+    if (wild & IPTUN_TERM_OUTER_WILDCARDED) {
+        struct udp_header udp = { .udp_src = OVS_BE16_MAX };
+        uint32_t src_mask;
+
+        memcpy(&src_mask, &udp, sizeof src_mask);
+        key->w[2] &= ~(uint64_t) src_mask;
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_MAC) {
+        static const uint8_t mac_src_head[8] = { [6] = 0xff, [7] = 0xff };
+        uint64_t mask;
+
+        memcpy(&mask, mac_src_head, sizeof mask);
+        key->w[1] &= ~mask;
+        key->w[2] &= UINT32_MAX;
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_HDR) {
+        key->w[0] &= ~UINT64_C(0xffff);                   /* TOS, TTL. */
+        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
+            key->w[3] = 0;                                /* Flow label. */
+        }
+    }
+    if (wild & IPTUN_TERM_OUTER_WILD_ADDR) {
+        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
+            key->w[4] = key->w[5] = 0;
+        } else {
+            ovs_be32 addrs[2] = { OVS_BE32_MAX, 0 };      /* src, dst */
+            uint64_t mask;
+
+            memcpy(&mask, addrs, sizeof mask);
+            key->w[3] &= ~mask;
+        }
+    }
+    key->w[0] |= wild;
+}
+
 /* Sets the wildcards that first-pass lookups try first to 'wild', and the
  * masks that apply them. */
 static void
@@ -365,7 +408,7 @@ term_outer_set_wild(struct iptun_term_cache *cache, uint64_t wild)
         memset(&ones, 0xff, sizeof ones);
         ones.w[0] &= ~(IPTUN_TERM_OUTER_IPV6 | wild);
         ones.w[0] |= ipv6 ? IPTUN_TERM_OUTER_IPV6 : 0;
-        iptun_term_outer_wildcard(&ones, wild);
+        term_outer_wildcard(&ones, wild);
         memcpy(cache->outer_mask[ipv6], ones.w, sizeof ones.w);
         cache->outer_mask[ipv6][0] |= IPTUN_TERM_OUTER_IPV6;
         cache->outer_mask[ipv6][0] &= ~wild;
@@ -449,12 +492,14 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     if ((cache->outer_wild | wild) != cache->outer_wild) {
         term_outer_set_wild(cache, cache->outer_wild | wild);
     }
-    if (wild != iptun_term_outer_wild(cache, (key.w[0] >> 16) & 0xff)) {
-        /* Lookups would not try this combination: the exact key, which they
-         * try next, is right for every flow. */
-        wild = 0;
+    if (wild && wild == iptun_term_outer_wild_for(cache->outer_wild,
+                                                  (key.w[0] >> 16) & 0xff)) {
+        /* The key that lookups try first.  Otherwise they would not try this
+         * combination: the exact key, which they try next, is right for
+         * every flow. */
+        iptun_term_outer_parse(packet, md->in_port.odp_port, &key,
+                               cache->outer_mask, cache->outer_wild);
     }
-    iptun_term_outer_wildcard(&key, wild);
 
     e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
     if (e->flow == flow && iptun_term_outer_key_equal(&e->key, &key)) {

@@ -464,13 +464,13 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
 }
 
 /* The outer headers as miniflow_extract() would see them.  Fills 'key',
- * wildcarded as iptun_term_outer_wildcard() would with the flags of 'wild'
- * that apply to the packet, through 'masks' (for IPv4 and IPv6: see
- * iptun_term_cache.outer_mask; iptun_term_outer_exact and 0 for the exact
- * key), and returns the Ethernet padding, or returns -1 if the packet is not
- * one the cache handles: not Ethernet + IPv4 without options or IPv6 without
- * extension headers, a fragment, lengths that miniflow_extract() would not
- * accept in full, or not ipip/fou. */
+ * wildcarded as term_outer_wildcard() (dpif-netdev-iptun-term.c) would with
+ * the flags of 'wild' that apply to the packet, through 'masks' (for IPv4 and
+ * IPv6: see iptun_term_cache.outer_mask; iptun_term_outer_exact and 0 for the
+ * exact key), and returns the Ethernet padding, or returns -1 if the packet
+ * is not one the cache handles: not Ethernet + IPv4 without options or IPv6
+ * without extension headers, a fragment, lengths that miniflow_extract()
+ * would not accept in full, or not ipip/fou. */
 static inline int
 iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
                        struct iptun_term_outer_key *key,
@@ -481,57 +481,6 @@ iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
     return (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))
             ? iptun_term_outer_parse4(packet, in_port, key, masks[0], wild)
             : iptun_term_outer_parse6(packet, in_port, key, masks[1], wild));
-}
-
-/* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILDCARDED and
- * IPTUN_TERM_OUTER_WILD_* flags (the fields that tell one remote endpoint
- * from another, or the fou source port), and marks them as cleared, so that
- * a packet whose fields are 0 never finds a flow that matches them through
- * another packet's wildcarded key, or the reverse. */
-static inline void
-iptun_term_outer_wildcard(struct iptun_term_outer_key *key, uint64_t wild)
-{
-    if (wild & IPTUN_TERM_OUTER_WILDCARDED) {
-        struct udp_header udp = { .udp_src = OVS_BE16_MAX };
-        uint32_t src_mask;
-
-        memcpy(&src_mask, &udp, sizeof src_mask);
-        key->w[2] &= ~(uint64_t) src_mask;
-    }
-    if (wild & IPTUN_TERM_OUTER_WILD_MAC) {
-        static const uint8_t mac_src_head[8] = { [6] = 0xff, [7] = 0xff };
-        uint64_t mask;
-
-        memcpy(&mask, mac_src_head, sizeof mask);
-        key->w[1] &= ~mask;
-        key->w[2] &= UINT32_MAX;
-    }
-    if (wild & IPTUN_TERM_OUTER_WILD_HDR) {
-        key->w[0] &= ~UINT64_C(0xffff);                   /* TOS, TTL. */
-        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
-            key->w[3] = 0;                                /* Flow label. */
-        }
-    }
-    if (wild & IPTUN_TERM_OUTER_WILD_ADDR) {
-        if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
-            key->w[4] = key->w[5] = 0;
-        } else {
-            ovs_be32 addrs[2] = { OVS_BE32_MAX, 0 };      /* src, dst */
-            uint64_t mask;
-
-            memcpy(&mask, addrs, sizeof mask);
-            key->w[3] &= ~mask;
-        }
-    }
-    key->w[0] |= wild;
-}
-
-/* The IPTUN_TERM_OUTER_* wildcards that a first-pass lookup of a packet of
- * 'proto' tries first (see iptun_term_cache.outer_wild). */
-static inline uint64_t
-iptun_term_outer_wild(const struct iptun_term_cache *cache, uint8_t proto)
-{
-    return iptun_term_outer_wild_for(cache->outer_wild, proto);
 }
 
 /* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
