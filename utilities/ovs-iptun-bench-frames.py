@@ -191,27 +191,24 @@ def write_pcap(name, frames):
 
 def main():
     out, flows, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    remotes, x, flows = flows.rpartition("x")
+    remotes, many, flows = flows.rpartition("x")
     remotes, flows = int(remotes or 1), int(flows)
-    if x:
-        # Flow i comes from remote i % remotes: one after another, as
-        # packets from many peers arrive.
-        frames = inner_frames(remotes * flows, size)
-        write_pcap("%s/inner.pcap" % out, frames)
-        for kind in KINDS:
-            if "in4" not in kind and "in6" not in kind:
-                write_pcap("%s/%s.pcap" % (out, kind),
-                           [outer(f, kind, remote_ip(i % remotes))
-                            for i, f in enumerate(frames)])
-        return
-    frames = inner_frames(flows, size)
-    frames6 = inner6_frames(flows, size)
+    frames = inner_frames(remotes * flows, size)
     write_pcap("%s/inner.pcap" % out, frames)
-    write_pcap("%s/inner6.pcap" % out, frames6)
-    for kind in KINDS:
+    if many:
+        # Flow i comes from remote i % remotes: one after another, as
+        # packets from many peers arrive.  Over IPv4, IPv4 inside only.
+        kinds = [k for k in KINDS if "in4" not in k and "in6" not in k]
+        sources = [remote_ip(i % remotes) for i in range(len(frames))]
+    else:
+        frames6 = inner6_frames(flows, size)
+        write_pcap("%s/inner6.pcap" % out, frames6)
+        kinds = KINDS
+        sources = [REMOTE_IP] * len(frames)
+    for kind in kinds:
         write_pcap("%s/%s.pcap" % (out, kind),
-                   [outer(f, kind) for f in
-                    (frames6 if "-6in" in kind else frames)])
+                   [outer(f, kind, src) for f, src in
+                    zip(frames6 if "-6in" in kind else frames, sources)])
 
 
 if __name__ == "__main__":

@@ -35,10 +35,10 @@
 # ipip-flow, fou-flow, gue-flow: a flow-based port (options:remote_ip=flow)
 # of the type, decapsulation only unless IPTUN_BENCH_SCENARIOS names encap
 # (set_field:192.0.2.2->tun_dst), with REMOTESxFLOWS frames only (below).
-# The
-# baseline (IPTUN_BENCH_BASELINE=yes): the stock build and ours, alternating,
-# with no port of ours, run the plain scenarios and those of Open vSwitch's
-# own tunnels (gre, vxlan, geneve and their variants among the types).
+# The baseline (IPTUN_BENCH_BASELINE=yes): the stock build and ours,
+# alternating, with no port of ours, run the plain scenarios and those of
+# Open vSwitch's own tunnels (gre, vxlan, geneve and their variants among
+# the types).
 #
 # IPTUN_BENCH_REPEAT rounds run every scenario once each, in an order that
 # puts the scenarios compared with each other next to each other.  A
@@ -64,15 +64,16 @@
 # first packet to the end, the revalidator threads' CPU over the window
 # (% of one CPU, /proc), ovs-vswitchd's resident memory at the end, the
 # revalidators' last dump duration and the resident memory's growth from
-# before the port was added (its pcap file, the flows, the caches); the report prints them for 50,000
-# flows and more.
+# before the port was added (its pcap file, the flows, the caches); the
+# report prints them for 50,000 flows and more.
 #
 # Environment: IPTUN_BENCH_TIME (s, default 2), IPTUN_BENCH_REPEAT
 # (rounds, default 3), IPTUN_BENCH_WARMUP (s, default 1, plus 1 per 50,000
 # flows), IPTUN_BENCH_FLOWS (default "1 10000 200x50"), IPTUN_BENCH_SIZES
 # (default "64 512"), IPTUN_BENCH_TYPES (default all of the above but
-# fou-flow and gue-flow), IPTUN_BENCH_SCENARIOS (a list of the scenarios above to run instead of all of those of the types, for
-# example "plain decap-ipip"), IPTUN_BENCH_BASELINE (yes/no),
+# fou-flow and gue-flow), IPTUN_BENCH_SCENARIOS (a list of the scenarios
+# above to run instead of all of those of the types, for example "plain
+# decap-ipip"), IPTUN_BENCH_BASELINE (yes/no),
 # IPTUN_BENCH_PERF=yes (also records a "perf" profile of the PMD thread per
 # scenario into $OVS_DIR/bench/perf-*.txt), IPTUN_BENCH_INSN=yes (see
 # below).
@@ -373,11 +374,10 @@ vswitchd_rss () {
         "/proc/$(cat "$RUN/ovs-vswitchd.pid")/status"
 }
 
-# pmd_upcalls: the upcalls that the PMD thread counted since its statistics
-# were last cleared.
-pmd_upcalls () {
-    ovs-appctl dpif-netdev/pmd-perf-show \
-        | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p' | grep . || echo 0
+# perf_upcalls: the upcalls in the "dpif-netdev/pmd-perf-show" output on
+# standard input (since the PMD's statistics were last cleared), 0 if none.
+perf_upcalls () {
+    sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p' | grep . || echo 0
 }
 
 N_RX=0
@@ -391,12 +391,13 @@ measure () {
     if test "$INSN" = yes; then
         fresh_pmd
     fi
-    local warm_upcalls reval0 reval1 t0 t1 upcall rss rss0
+    local warm_upcalls reval0 reval1 t0 t1 upcall rss rss0 dp_flows reval_cpu
+    local dump_ms
     ovs-appctl dpif-netdev/pmd-stats-clear >/dev/null
     rss0=$(vswitchd_rss)
     add_dpdk_port "$br" rx "net_pcap$N_RX,rx_pcap=$pcap,infinite_rx=1" 1
     sleep "$(warmup "$flows")"
-    warm_upcalls=$(pmd_upcalls)
+    warm_upcalls=$(ovs-appctl dpif-netdev/pmd-perf-show | perf_upcalls)
     reval0=$(reval_ticks) t0=$(date +%s%N)
     if test "$INSN" = yes; then
         insn_window
@@ -408,7 +409,7 @@ measure () {
     out=$(ovs-appctl dpif-netdev/pmd-perf-show)
     read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
     passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
-    upcalls=$(echo "$out" | sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p')
+    upcalls=$(echo "$out" | perf_upcalls)
     tx=$(echo "$out" | sed -n 's/^ *Tx packets: *\([0-9]*\).*/\1/p')
     if test -z "$cyc" || test "${rx:-0}" = 0; then
         echo "bench: $build $scen $flows $size: no packets received" >&2
@@ -441,11 +442,13 @@ measure () {
         >> "$W/results.csv"
     upcall=$(ovs-appctl upcall/show)
     rss=$(vswitchd_rss)
-    echo "$build,$scen,$flows,$size,$round,$(echo "$upcall" \
-        | sed -n 's/^ *flows *: (current \([0-9]*\)).*/\1/p' | head -1),$((warm_upcalls + ${upcalls:-0})),$(awk \
-        -v d=$((reval1 - reval0)) -v hz="$(getconf CLK_TCK)" \
-        -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }'),$rss,$(echo "$upcall" \
-        | sed -n 's/^ *dump duration : \([0-9]*\)ms.*/\1/p' | head -1),$((rss - rss0))" \
+    dp_flows=$(echo "$upcall" \
+        | sed -n 's/^ *flows *: (current \([0-9]*\)).*/\1/p' | head -1)
+    dump_ms=$(echo "$upcall" \
+        | sed -n 's/^ *dump duration : \([0-9]*\)ms.*/\1/p' | head -1)
+    reval_cpu=$(awk -v d=$((reval1 - reval0)) -v hz="$(getconf CLK_TCK)" \
+        -v ns=$((t1 - t0)) 'BEGIN { printf "%.1f", 100 * d / hz / (ns / 1e9) }')
+    echo "$build,$scen,$flows,$size,$round,$dp_flows,$((warm_upcalls + upcalls)),$reval_cpu,$rss,$dump_ms,$((rss - rss0))" \
         >> "$W/scale.csv"
     printf 'bench: %-5s round %s %-16s %5s flows %3s B: %s cycles/pkt, %s Kpps%s\n' \
         "$build" "$round" "$scen" "$flows" "$size" "$cyc" "$kpps" \
