@@ -4,6 +4,12 @@
 # Debian's 6.1 kernel image and busybox).  Runs apt-get (update, then
 # install) only when something is missing.  Needs root for that.
 #
+# Also unpacks the pinned Open vSwitch 4.0.0 source (Debian's
+# openvswitch-source 4.0.0-2, suite forky; see OVS40_* below) into
+# $IPTUN_CACHE/openvswitch-source-4.0.0-2 (default /var/cache/ovs-iptun),
+# fetched through forky's signed index without adding forky to the system's
+# apt sources: "configure --with-ovs=4.0" builds on it.
+#
 #   ovs-iptun-deps.sh             all of them
 #   ovs-iptun-deps.sh checkpatch  only what "make checkpatch" needs besides:
 #                                 the kernel's checkpatch.pl (linux-source)
@@ -39,12 +45,19 @@ done
 
 if test -z "$missing"; then
     echo "ovs-iptun-deps: all packages are installed"
-    exit 0
+else
+    echo "ovs-iptun-deps: installing$missing"
+    SUDO=
+    iptun_is_root || SUDO=sudo
+    $SUDO apt-get update -q
+    # shellcheck disable=SC2086
+    $SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+        --no-install-recommends $missing
 fi
+test "${1:-}" != checkpatch || exit 0
 
-echo "ovs-iptun-deps: installing$missing"
-SUDO=
-iptun_is_root || SUDO=sudo
-$SUDO apt-get update -q
-# shellcheck disable=SC2086
-$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends $missing
+# The Open vSwitch 4.0.0 source (the tree is usr/src/openvswitch in it).
+OVS40_PKG=openvswitch-source OVS40_VER=4.0.0-2
+OVS40_SHA256=9ba8f509b7b1e4fa2c2a592e9fd51242749dfcf42c594e043e0d6abdb8105be4
+iptun_fetch_deb forky $OVS40_PKG $OVS40_VER $OVS40_SHA256 \
+    "${IPTUN_CACHE:-/var/cache/ovs-iptun}/$OVS40_PKG-$OVS40_VER"

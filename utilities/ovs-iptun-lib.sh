@@ -44,6 +44,16 @@
 #                                off (no autoconfiguration or router
 #                                solicitation noise in flows and captures)
 #   iptun_netns_del NAME...      deletes namespaces, if they exist
+#   iptun_fetch_deb SUITE PACKAGE VERSION SHA256 DIR
+#                                unpacks Debian package PACKAGE at VERSION
+#                                from Debian's suite SUITE (e.g. forky) into
+#                                DIR, once: fetched through the suite's
+#                                signed index with a private apt
+#                                configuration and state in
+#                                $IPTUN_CACHE/apt-SUITE (the system's apt
+#                                sources are left alone), its SHA-256 checked
+#                                against SHA256.  IPTUN_CACHE defaults to
+#                                /var/cache/ovs-iptun.
 
 # shellcheck disable=SC2034  # for the scripts that source this file
 {
@@ -152,4 +162,48 @@ iptun_netns_del () {
     for ns; do
         ip netns del "$ns" 2>/dev/null || true
     done
+}
+
+iptun_fetch_deb () {
+    local suite=$1 pkg=$2 ver=$3 sum=$4 dest=$5 apt deb got
+    local stamp="$pkg $ver $sum"
+    if test "$(cat "$dest/.iptun-deb" 2>/dev/null)" = "$stamp"; then
+        return 0
+    fi
+    apt=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite
+    mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/deb"
+    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+         "http://deb.debian.org/debian $suite main" > "$apt/sources.list"
+    set -- -q -o Dir::Etc::SourceList="$apt/sources.list" \
+        -o Dir::Etc::SourceParts=/dev/null \
+        -o Dir::Etc::Preferences=/dev/null \
+        -o Dir::Etc::PreferencesParts=/dev/null \
+        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt" \
+        -o Dir::Cache::Archives="$apt/archives" \
+        -o APT::Sandbox::User=root
+    deb=$apt/deb/${pkg}_${ver}_all.deb
+    if ! test -f "$deb" \
+       || test "$(sha256sum < "$deb" | cut -d' ' -f1)" != "$sum"; then
+        echo "iptun_fetch_deb: $pkg $ver from Debian $suite"
+        apt-get "$@" update > "$apt/update.log" 2>&1 || {
+            cat "$apt/update.log" >&2
+            echo "iptun_fetch_deb: cannot read Debian $suite's index" >&2
+            return 1
+        }
+        rm -f "$apt/deb/${pkg}_"*
+        (cd "$apt/deb" && apt-get "$@" download "$pkg=$ver") || {
+            echo "iptun_fetch_deb: $pkg $ver is not in Debian $suite" >&2
+            return 1
+        }
+        deb=$(ls "$apt/deb/${pkg}_"*.deb)
+    fi
+    got=$(sha256sum < "$deb" | cut -d' ' -f1)
+    if test "$got" != "$sum"; then
+        echo "iptun_fetch_deb: $deb: SHA-256 $got, expected $sum" >&2
+        return 1
+    fi
+    rm -rf "$dest"
+    mkdir -p "$dest"
+    dpkg-deb -x "$deb" "$dest"
+    echo "$stamp" > "$dest/.iptun-deb"
 }
