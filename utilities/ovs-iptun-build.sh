@@ -5,15 +5,19 @@
 #   ovs-iptun-build.sh dpdk|stock|fuzz
 #   ovs-iptun-build.sh BUILDDIR SRCDIR [CONFIGURE-ARG...]
 #
-#   dpdk   the staged tree ($OVS_SRCDIR) with DPDK (Debian's libdpdk-dev,
-#          --with-dpdk=shared) in $OVS_DIR/dpdk-build: "make check-dpdk",
-#          "make bench"
+#   dpdk   the staged tree ($OVS_SRCDIR) with DPDK (--with-dpdk=shared) in
+#          $OVS_DIR/dpdk-build: "make check-dpdk", "make bench"
 #   stock  the pristine, unpatched source (unpacked from the stage's git
 #          into $OVS_DIR/stock-src) with DPDK in $OVS_DIR/stock-build: the
 #          baseline of "make bench"
 #   fuzz   the staged tree with clang, libFuzzer instrumentation,
 #          AddressSanitizer and UndefinedBehaviorSanitizer, static, in
 #          $OVS_DIR/fuzz-build: "make fuzz", "make check-sanitizers"
+#
+# The DPDK of dpdk and stock is Debian's libdpdk-dev (22.11) for Open
+# vSwitch 3.x; for 4.0 (the version in the source's configure.ac), DPDK
+# 25.11 as utilities/ovs-iptun-dpdk.sh builds it (once) in the cache, found
+# through PKG_CONFIG_PATH and linked with a run path to its libraries.
 #
 # runs SRCDIR/configure with the arguments in BUILDDIR when BUILDDIR has no
 # Makefile yet or was configured with other arguments, then "make -j2".
@@ -40,6 +44,13 @@ dpdk|stock)
     fi
     set -- "$OVS_DIR/$1-build" "$S" CC="$(iptun_cc gcc)" \
         PYTHON3="$iptun_py" --enable-silent-rules --with-dpdk=shared
+    case $(sed -n 's/^AC_INIT(openvswitch, *\([0-9.]*\).*/\1/p' \
+               "$S/configure.ac") in
+    4.*)
+        pc=$(sh "$iptun_dir/ovs-iptun-dpdk.sh")
+        set -- "$@" PKG_CONFIG_PATH="$pc" LDFLAGS="-Wl,-rpath,${pc%/*}"
+        ;;
+    esac
     ;;
 fuzz)
     : "${OVS_SRCDIR:?}" "${OVS_DIR:?}"

@@ -8,7 +8,10 @@
 # openvswitch-source 4.0.0-2, suite forky; see OVS40_* below) into
 # $IPTUN_CACHE/openvswitch-source-4.0.0-2 (default /var/cache/ovs-iptun),
 # fetched through forky's signed index without adding forky to the system's
-# apt sources: "configure --with-ovs=4.0" builds on it.
+# apt sources: "configure --with-ovs=4.0" builds on it.  (DPDK 25.11, for
+# the 4.0 series' DPDK builds, is built by utilities/ovs-iptun-dpdk.sh when
+# first needed: meson, ninja-build, python3-pyelftools and libpcap-dev are
+# for it.)
 #
 #   ovs-iptun-deps.sh             all of them
 #   ovs-iptun-deps.sh checkpatch  only what "make checkpatch" needs besides:
@@ -28,6 +31,7 @@ PACKAGES="
     linux-headers-amd64
     clang libclang-rt-14-dev xxd
     libdpdk-dev gnuplot-nox
+    meson ninja-build python3-pyelftools libpcap-dev libnuma-dev
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "
 

@@ -54,6 +54,21 @@
 #                                sources are left alone), its SHA-256 checked
 #                                against SHA256.  IPTUN_CACHE defaults to
 #                                /var/cache/ovs-iptun.
+#   iptun_fetch_src SUITE PACKAGE VERSION SUMS DIR
+#                                unpacks Debian source package PACKAGE at
+#                                VERSION from SUITE into DIR (dpkg-source -x:
+#                                Debian's patches applied), once: its files
+#                                (.dsc, orig and debian tarballs) fetched
+#                                through the suite's signed index with the
+#                                same private apt configuration and checked
+#                                against SUMS, sha256sum's format (a line
+#                                "SHA256  FILE" for each file)
+#   iptun_apt SUITE ARG...       apt-get ARG... with that private apt
+#                                configuration and state (deb and deb-src
+#                                lines for SUITE's main, signed by Debian's
+#                                archive keyring); "iptun_apt SUITE update"
+#                                logs to $IPTUN_CACHE/apt-SUITE/update.log
+#                                and says what failed
 
 # shellcheck disable=SC2034  # for the scripts that source this file
 {
@@ -164,6 +179,34 @@ iptun_netns_del () {
     done
 }
 
+iptun_apt () {
+    local suite=$1 cmd=$2 apt kind
+    shift
+    apt=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite
+    mkdir -p "$apt/lists/partial" "$apt/archives/partial"
+    for kind in deb deb-src; do
+        echo "$kind" \
+             "[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+             "http://deb.debian.org/debian $suite main"
+    done > "$apt/sources.list"
+    set -- -q -o Dir::Etc::SourceList="$apt/sources.list" \
+        -o Dir::Etc::SourceParts=/dev/null \
+        -o Dir::Etc::Preferences=/dev/null \
+        -o Dir::Etc::PreferencesParts=/dev/null \
+        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt" \
+        -o Dir::Cache::Archives="$apt/archives" \
+        -o APT::Sandbox::User=root "$@"
+    if test "$cmd" != update; then
+        apt-get "$@"
+        return
+    fi
+    apt-get "$@" > "$apt/update.log" 2>&1 || {
+        cat "$apt/update.log" >&2
+        echo "iptun_apt: cannot read Debian $suite's index" >&2
+        return 1
+    }
+}
+
 iptun_fetch_deb () {
     local suite=$1 pkg=$2 ver=$3 sum=$4 dest=$5 apt deb got
     local stamp="$pkg $ver $sum"
@@ -171,27 +214,14 @@ iptun_fetch_deb () {
         return 0
     fi
     apt=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite
-    mkdir -p "$apt/lists/partial" "$apt/archives/partial" "$apt/deb"
-    echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-         "http://deb.debian.org/debian $suite main" > "$apt/sources.list"
-    set -- -q -o Dir::Etc::SourceList="$apt/sources.list" \
-        -o Dir::Etc::SourceParts=/dev/null \
-        -o Dir::Etc::Preferences=/dev/null \
-        -o Dir::Etc::PreferencesParts=/dev/null \
-        -o Dir::State::Lists="$apt/lists" -o Dir::Cache="$apt" \
-        -o Dir::Cache::Archives="$apt/archives" \
-        -o APT::Sandbox::User=root
+    mkdir -p "$apt/deb"
     deb=$apt/deb/${pkg}_${ver}_all.deb
     if ! test -f "$deb" \
        || test "$(sha256sum < "$deb" | cut -d' ' -f1)" != "$sum"; then
         echo "iptun_fetch_deb: $pkg $ver from Debian $suite"
-        apt-get "$@" update > "$apt/update.log" 2>&1 || {
-            cat "$apt/update.log" >&2
-            echo "iptun_fetch_deb: cannot read Debian $suite's index" >&2
-            return 1
-        }
+        iptun_apt "$suite" update || return 1
         rm -f "$apt/deb/${pkg}_"*
-        (cd "$apt/deb" && apt-get "$@" download "$pkg=$ver") || {
+        (cd "$apt/deb" && iptun_apt "$suite" download "$pkg=$ver") || {
             echo "iptun_fetch_deb: $pkg $ver is not in Debian $suite" >&2
             return 1
         }
@@ -206,4 +236,40 @@ iptun_fetch_deb () {
     mkdir -p "$dest"
     dpkg-deb -x "$deb" "$dest"
     echo "$stamp" > "$dest/.iptun-deb"
+}
+
+iptun_fetch_src () {
+    local suite=$1 pkg=$2 ver=$3 sums=$4 dest=$5 src
+    local stamp
+    stamp="$pkg $ver $(echo "$sums" | sha256sum | cut -d' ' -f1)"
+    if test "$(cat "$dest/.iptun-src" 2>/dev/null)" = "$stamp"; then
+        return 0
+    fi
+    src=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite/src/${pkg}_$ver
+    mkdir -p "$src"
+    echo "$sums" | sed '/^[[:space:]]*$/d; s/^[[:space:]]*//' \
+        > "$src/SHA256SUMS"
+    if ! (cd "$src" && sha256sum -c --quiet SHA256SUMS >/dev/null 2>&1); then
+        echo "iptun_fetch_src: source $pkg $ver from Debian $suite"
+        iptun_apt "$suite" update || return 1
+        find "$src" -mindepth 1 ! -name SHA256SUMS -delete
+        (cd "$src" && iptun_apt "$suite" source --download-only \
+            --only-source "$pkg=$ver") || {
+            echo "iptun_fetch_src: cannot fetch source $pkg $ver" \
+                 "from Debian $suite" >&2
+            return 1
+        }
+        (cd "$src" && sha256sum -c --quiet SHA256SUMS) || {
+            echo "iptun_fetch_src: $src: not the pinned SHA-256" >&2
+            return 1
+        }
+    fi
+    rm -rf "$dest"
+    mkdir -p "$(dirname "$dest")"
+    dpkg-source -x "$src/${pkg}_${ver#*:}.dsc" "$dest" \
+        > "$src/unpack.log" 2>&1 || {
+        cat "$src/unpack.log" >&2
+        return 1
+    }
+    echo "$stamp" > "$dest/.iptun-src"
 }
