@@ -25,7 +25,7 @@ PACKAGES="
     openvswitch-source
     git autoconf automake libtool pkg-config gcc make ccache
     libssl-dev libcap-ng-dev
-    python3 python3-netaddr python3-pytest python3-scapy
+    python3 python3-netaddr python3-pyparsing python3-pytest python3-scapy
     python3-sortedcontainers python3-os-ken
     iproute2 iputils-ping procps tcpdump ethtool iperf3
     linux-headers-amd64
