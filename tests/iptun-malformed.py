@@ -167,11 +167,15 @@ Over IPv6 (ip6tnl's ipip6 and ip6ip6, fou over IPv6):
 
 import sys
 
-from scapy.all import (ICMP, IP, UDP, VXLAN, Ether, ICMPv6EchoRequest,
-                       IPOption, IPv6, Raw, conf, sendp)  # noqa: F401
-from scapy.layers.inet6 import (HBHOptUnknown, IPv6ExtHdrDestOpt,
-                                IPv6ExtHdrFragment, IPv6ExtHdrHopByHop,
-                                IPv6ExtHdrRouting, PadN)
+from scapy.config import conf
+from scapy.layers.inet import ICMP, IP, UDP, IPOption
+from scapy.layers.inet6 import (HBHOptUnknown, ICMPv6EchoRequest, IPv6,
+                                IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
+                                IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, PadN)
+from scapy.layers.l2 import Ether
+from scapy.layers.vxlan import VXLAN
+from scapy.packet import Raw
+from scapy.sendrecv import sendp
 
 conf.verb = 0
 

@@ -45,9 +45,13 @@ import sys
 # Quiet scapy's start-up warnings (e.g. about interfaces without addresses).
 logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
 
-from scapy.all import IP, UDP, Ether, IPv6, rdpcap  # noqa: E402
+# The layers it needs, not scapy.all: a third of the start-up time (under
+# the guest tier's emulation, 7 s instead of 15 for every capture).
+from scapy.layers.inet import IP, UDP  # noqa: E402
 from scapy.layers.inet6 import (  # noqa: E402
-    IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop)
+    IPv6, IPv6ExtHdrDestOpt, IPv6ExtHdrHopByHop)
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.utils import rdpcap  # noqa: E402
 
 
 def describe_udp(pkt, fields, lo, hi):

@@ -36,8 +36,10 @@ included) from 10.0.0.1 to 10.0.0.2 (ipip) or 10.0.0.3 (fou), IPv6
 
 import sys
 
-from scapy.all import Ether, ICMP, ICMPv6PacketTooBig, IP, IPv6, UDP, raw
-from scapy.all import fragment
+from scapy.compat import raw
+from scapy.layers.inet import ICMP, IP, UDP, fragment
+from scapy.layers.inet6 import ICMPv6PacketTooBig, IPv6
+from scapy.layers.l2 import Ether
 
 SRC_MAC = "00:00:00:00:00:02"
 DST_MAC = "00:00:00:00:00:01"

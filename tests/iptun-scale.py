@@ -35,7 +35,10 @@ on the overlay bridge.
 
 import sys
 
-from scapy.all import ICMP, IP, Ether, Raw, rdpcap
+from scapy.layers.inet import ICMP, IP
+from scapy.layers.l2 import Ether
+from scapy.packet import Raw
+from scapy.utils import rdpcap
 
 HOST_MAC = "aa:55:aa:55:00:00"
 P1_MAC = "00:00:00:00:00:01"

@@ -48,7 +48,10 @@ import os
 import random
 import sys
 
-from scapy.all import Ether, IP, IPv6, TCP, UDP, ICMP, raw
+from scapy.compat import raw
+from scapy.layers.inet import ICMP, IP, TCP, UDP
+from scapy.layers.inet6 import IPv6
+from scapy.layers.l2 import Ether
 
 BR0_MAC = "aa:55:aa:55:00:00"
 SRC_MACS = ["f8:bc:12:44:34:b6", "f8:bc:12:44:34:b7"]
