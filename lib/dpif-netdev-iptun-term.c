@@ -21,7 +21,8 @@
 #include <string.h>
 
 #include "coverage.h"
-#include "dpif-netdev-private-flow.h"
+#include "dpif-netdev-dpcls.h"
+#include "dpif-netdev-flow.h"
 #include "flow.h"
 #include "netdev-native-iptun.h"
 #include "openvswitch/thread.h"

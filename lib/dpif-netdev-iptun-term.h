@@ -70,7 +70,8 @@
 #include <stdint.h>
 #include <string.h>
 #include "dp-packet.h"
-#include "dpif-netdev-private-flow.h"
+#include "dpif-netdev-dpcls.h"
+#include "dpif-netdev-flow.h"
 #include "netlink.h"
 #include "odp-netlink.h"
 #include "openvswitch/types.h"
@@ -547,6 +548,21 @@ iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs,
     packet->l4_ofs = l3_ofs + l3_len;
 }
 
+/* Records in 'packet' that its L4 header is TCP or UDP, for IP protocol
+ * 'proto', as Open vSwitch 4.0's miniflow_extract() does (the checksum
+ * offloads need it: dp_packet_ol_send_prepare()); nothing for another
+ * protocol (ipip's outer 4 or 41). */
+static inline void
+iptun_term_set_l4_proto(struct dp_packet *packet,
+                        uint8_t proto)
+{
+    if (proto == IPPROTO_TCP) {
+        dp_packet_l4_proto_set_tcp(packet);
+    } else if (proto == IPPROTO_UDP) {
+        dp_packet_l4_proto_set_udp(packet);
+    }
+}
+
 /* Gives 'packet', a second-pass hit, the packet hash that miniflow_extract()
  * would: dp_packet_update_rss_hash_ipv4_tcp_udp() or its IPv6 twin computes
  * it from the addresses, protocol and ports, which the entry's key holds,
@@ -804,6 +820,12 @@ iptun_term_inner6_lookup(struct iptun_term_cache *cache,
 
     iptun_term_set_offsets(packet, 0,
                            inner6 ? IPV6_HEADER_LEN : IP_HEADER_LEN, l2_pad);
+    iptun_term_set_l4_proto(packet,
+                            inner6
+                            ? ((const struct ovs_16aligned_ip6_hdr *)
+                               dp_packet_data(packet))->ip6_nxt
+                            : ((const struct ip_header *)
+                               dp_packet_data(packet))->ip_proto);
     iptun_term_set_rss_hash(packet, e->rss_hash);
     return e->flow;
 }
@@ -830,6 +852,8 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
     }
 
     iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
+    iptun_term_set_l4_proto(packet, ((const struct ip_header *)
+                                     dp_packet_data(packet))->ip_proto);
     iptun_term_set_rss_hash(packet, e->rss_hash);
     return e->flow;
 }
@@ -872,6 +896,12 @@ found:
     iptun_term_set_offsets(packet, ETH_HEADER_LEN,
                            (key.w[0] & IPTUN_TERM_OUTER_IPV6
                             ? IPV6_HEADER_LEN : IP_HEADER_LEN), l2_pad);
+    iptun_term_set_l4_proto(packet,
+                            key.w[0] & IPTUN_TERM_OUTER_IPV6
+                            ? ((const struct ovs_16aligned_ip6_hdr *)
+                               dp_packet_l3(packet))->ip6_nxt
+                            : ((const struct ip_header *)
+                               dp_packet_l3(packet))->ip_proto);
     return e->flow;
 }
 

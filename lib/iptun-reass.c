@@ -110,6 +110,7 @@ static size_t max_bytes OVS_GUARDED_BY(mutex) = REASS_DEFAULT_MAX_BYTES;
 struct reass_fou_port {
     odp_port_t odp_port;
     ovs_be16 tp_port;
+    bool ipip;                  /* An ipip port (then 'tp_port' is 0). */
 };
 static struct ovs_mutex ports_mutex = OVS_MUTEX_INITIALIZER;
 static struct reass_fou_port *fou_ports OVS_GUARDED_BY(ports_mutex);
@@ -119,18 +120,21 @@ void
 iptun_reass_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
                      bool add)
 {
-    if (!netdev_iptun_is_udp_type(type)) {
+    bool ipip = !strcmp(type, "ipip");
+
+    if (!ipip && !netdev_iptun_is_udp_type(type)) {
         return;
     }
     ovs_mutex_lock(&ports_mutex);
     if (add) {
         fou_ports = xrealloc(fou_ports, (n_fou_ports + 1) * sizeof *fou_ports);
         fou_ports[n_fou_ports++] = (struct reass_fou_port) { odp_port,
-                                                             tp_port };
+                                                             tp_port, ipip };
     } else {
         for (size_t i = 0; i < n_fou_ports; i++) {
             if (fou_ports[i].odp_port == odp_port
-                && fou_ports[i].tp_port == tp_port) {
+                && fou_ports[i].tp_port == tp_port
+                && fou_ports[i].ipip == ipip) {
                 fou_ports[i] = fou_ports[--n_fou_ports];
                 break;
             }
@@ -147,7 +151,24 @@ iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port)
     ovs_mutex_lock(&ports_mutex);
     for (size_t i = 0; i < n_fou_ports && !found; i++) {
         found = (fou_ports[i].odp_port == odp_port
-                 && fou_ports[i].tp_port == tp_port);
+                 && fou_ports[i].tp_port == tp_port
+                 && !fou_ports[i].ipip);
+    }
+    ovs_mutex_unlock(&ports_mutex);
+    return found;
+}
+
+/* True if 'odp_port' is an ipip port: its tnl-ports rules for protocols 4
+ * and 41 take every fragment.  (SRv6 ports, in Open vSwitch 3.2 and later,
+ * listen on the same protocols and take no fragment.) */
+bool
+iptun_reass_is_ipip_port(odp_port_t odp_port)
+{
+    bool found = false;
+
+    ovs_mutex_lock(&ports_mutex);
+    for (size_t i = 0; i < n_fou_ports && !found; i++) {
+        found = fou_ports[i].odp_port == odp_port && fou_ports[i].ipip;
     }
     ovs_mutex_unlock(&ports_mutex);
     return found;
@@ -191,7 +212,7 @@ iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
     if (ipv6) {
         f.nw_proto = IPPROTO_IPIP;
         port = tnl_port_map_lookup(&f, wc);
-        if (port != ODPP_NONE) {
+        if (port != ODPP_NONE && iptun_reass_is_ipip_port(port)) {
             reass_put_clone_pop(odp_actions, NULL, port);
         }
     }
@@ -203,6 +224,9 @@ iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
     ports = xmemdup(fou_ports, n * sizeof *ports);
     ovs_mutex_unlock(&ports_mutex);
     for (size_t i = 0; i < n; i++) {
+        if (ports[i].ipip) {
+            continue;
+        }
         f.nw_proto = IPPROTO_UDP;
         f.nw_frag = 0;
         f.tp_dst = ports[i].tp_port;

@@ -87,6 +87,7 @@ void iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
 void iptun_reass_port_ref(const char *type, odp_port_t odp_port,
                           ovs_be16 tp_port, bool add);
 bool iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port);
+bool iptun_reass_is_ipip_port(odp_port_t odp_port);
 
 void iptun_reass_set_config(const struct smap *other_config);
 

@@ -41,6 +41,18 @@ VLOG_DEFINE_THIS_MODULE(native_iptun);
 
 static struct vlog_rate_limit err_rl = VLOG_RATE_LIMIT_INIT(60, 5);
 
+/* The popped 'packet' starts 'hlen' bytes further on.  Open vSwitch 4.0
+ * keeps the checksum offload flags of an encapsulated packet's inner
+ * headers in the upper half of its flags (tnl_ol_push() shifts them there,
+ * tnl_ol_pop() back): the outer headers' flags must not describe the inner
+ * packet (its protocol and checksums). */
+static void
+iptun_reset_packet(struct dp_packet *packet, unsigned int hlen)
+{
+    packet->offloads >>= DP_PACKET_OL_SHIFT_COUNT;
+    dp_packet_reset_packet(packet, hlen);
+}
+
 COVERAGE_DEFINE(ipip_build_non_ipv4);
 COVERAGE_DEFINE(ipip_pop_bad_outer);
 COVERAGE_DEFINE(ipip_pop_bad_inner);
@@ -399,7 +411,7 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
     }
 
     packet->packet_type = htonl(PT_IPV4);
-    dp_packet_reset_packet(packet, hlen);
+    iptun_reset_packet(packet, hlen);
     dp_packet_set_size(packet, inner_len);
     return true;
 }
@@ -439,7 +451,7 @@ iptun_pop_inner6(struct dp_packet *packet, const char *type,
     }
 
     packet->packet_type = htonl(PT_IPV6);
-    dp_packet_reset_packet(packet, hlen);
+    iptun_reset_packet(packet, hlen);
     dp_packet_set_size(packet, inner_len);
     return true;
 }
@@ -461,9 +473,12 @@ netdev_ipip_build_header(const struct netdev *netdev,
         return EINVAL;
     }
 
+    /* The flow label is set per packet (iptun_set_flow_label()); the IPv4
+     * header checksum of the template is left zero, to be computed when the
+     * packet goes out (iptun_push_outer()). */
     netdev_tnl_ip_build_header(data, params,
                                params->flow->packet_type == htonl(PT_IPV6)
-                               ? IPPROTO_IPV6 : IPPROTO_IPIP);
+                               ? IPPROTO_IPV6 : IPPROTO_IPIP, 0);
     data->tnl_type = OVS_VPORT_TYPE_IPIP;
     return 0;
 }
@@ -514,6 +529,17 @@ iptun_push_outer(struct dp_packet *packet,
     unsigned int strip = 0;
     unsigned int size;
     char *eth;
+    /* The inner L4 header's offset from the inner L3 header. */
+    uint16_t inner_l4 = (packet->l3_ofs != UINT16_MAX
+                         && packet->l4_ofs != UINT16_MAX
+                         ? packet->l4_ofs - packet->l3_ofs : UINT16_MAX);
+    bool inner_l3 = packet->l3_ofs != UINT16_MAX;
+
+    /* As tnl_ol_push(), without a tunnel type: netdev_push_header() has
+     * completed the inner packet's checksums (dp_packet_ol_send_prepare()
+     * for the tunnel types that the offloads do not know), so the inner
+     * flags only record what was checked. */
+    packet->offloads <<= DP_PACKET_OL_SHIFT_COUNT;
 
     if (dp_packet_is_eth(packet)) {
         if (OVS_LIKELY(packet->l2_5_ofs == UINT16_MAX
@@ -529,6 +555,12 @@ iptun_push_outer(struct dp_packet *packet,
     dp_packet_reset_offsets(packet);
     packet->l3_ofs = ETH_HEADER_LEN;
     size = dp_packet_size(packet);
+    if (inner_l3) {
+        packet->inner_l3_ofs = hlen;
+        if (inner_l4 != UINT16_MAX) {
+            packet->inner_l4_ofs = hlen + inner_l4;
+        }
+    }
 
     if (netdev_tnl_is_header_ipv6(data->header)) {
         struct ovs_16aligned_ip6_hdr *ip6 = netdev_tnl_ipv6_hdr(eth);
@@ -536,6 +568,7 @@ iptun_push_outer(struct dp_packet *packet,
         packet->l4_ofs = ETH_HEADER_LEN + IPV6_HEADER_LEN;
         *l4_len = size - packet->l4_ofs;
         ip6->ip6_plen = htons(*l4_len);
+        dp_packet_ip_checksum_set_unknown(packet);
         return ip6 + 1;
     } else {
         struct ip_header *ip = netdev_tnl_ip_hdr(eth);
@@ -543,7 +576,11 @@ iptun_push_outer(struct dp_packet *packet,
         packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
         *l4_len = size - packet->l4_ofs;
         ip->ip_tot_len = htons(size - ETH_HEADER_LEN);
-        ip->ip_csum = recalc_csum16(ip->ip_csum, 0, ip->ip_tot_len);
+        /* Open vSwitch 4.0's templates have no IPv4 header checksum (it
+         * would be that of a zero total length): as
+         * netdev_tnl_push_ip_header(), leave it to the output, which
+         * computes it or has the NIC compute it. */
+        dp_packet_ip_checksum_set_partial(packet);
         return ip + 1;
     }
 }
@@ -585,6 +622,7 @@ netdev_iptun_is_tnl_type(uint32_t tnl_type)
 
 void
 netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
+                        const struct netdev *ingress OVS_UNUSED,
                         struct dp_packet *packet,
                         const struct ovs_action_push_tnl *data)
 {
@@ -652,13 +690,10 @@ iptun_build_udp_header(const struct netdev *netdev,
                        struct ovs_action_push_tnl *data,
                        const struct netdev_tnl_build_header_params *params)
 {
-    struct netdev_vport *dev = netdev_vport_cast(netdev);
     struct udp_header *udp;
 
-    udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP);
-    ovs_mutex_lock(&dev->mutex);
-    udp->udp_dst = dev->tnl_cfg.dst_port;
-    ovs_mutex_unlock(&dev->mutex);
+    udp = netdev_tnl_ip_build_header(data, params, IPPROTO_UDP, 0);
+    udp->udp_dst = netdev_get_tunnel_config(netdev)->dst_port;
     if (params->is_ipv6 || params->flow->tunnel.flags & FLOW_TNL_F_CSUM) {
         /* Any nonzero value asks for the checksum; 0xffff does not change
          * the sum it is added to.  Over IPv6 always, as OVS's other UDP
@@ -691,17 +726,27 @@ netdev_fou_build_header(const struct netdev *netdev,
  * IPv6, the flow label. */
 void
 netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
+                       const struct netdev *ingress OVS_UNUSED,
                        struct dp_packet *packet,
                        const struct ovs_action_push_tnl *data)
 {
     struct udp_header *udp;
     int l4_len;
+    /* Open vSwitch 4.0's netdev_tnl_get_src_port() hashes the packet's flow
+     * if it has no hash yet: the inner packet's, before the push. */
+    ovs_be16 udp_src = netdev_tnl_get_src_port(packet);
 
     udp = iptun_push_outer(packet, data, &l4_len);
-    udp->udp_src = netdev_tnl_get_src_port(packet);
+    udp->udp_src = udp_src;
     udp->udp_len = htons(l4_len);
+    /* As netdev_tnl_push_udp_header(): the checksum (the template's is
+     * nonzero, 0xffff, if it is wanted; a zero one stays zero) is computed
+     * at the output, by software or the NIC, over the whole datagram. */
+    dp_packet_l4_proto_set_udp(packet);
     if (udp->udp_csum) {
-        netdev_tnl_calc_udp_csum(udp, packet, l4_len);
+        dp_packet_l4_checksum_set_partial(packet);
+    } else {
+        dp_packet_l4_checksum_set_good(packet);
     }
     iptun_set_flow_label(packet, data);
 }

@@ -58,14 +58,18 @@ struct smap;
 int netdev_ipip_build_header(const struct netdev *,
                              struct ovs_action_push_tnl *,
                              const struct netdev_tnl_build_header_params *);
-void netdev_ipip_push_header(const struct netdev *, struct dp_packet *,
+void netdev_ipip_push_header(const struct netdev *,
+                             const struct netdev *ingress_netdev,
+                             struct dp_packet *,
                              const struct ovs_action_push_tnl *);
 struct dp_packet *netdev_ipip_pop_header(struct dp_packet *);
 
 int netdev_fou_build_header(const struct netdev *,
                             struct ovs_action_push_tnl *,
                             const struct netdev_tnl_build_header_params *);
-void netdev_fou_push_header(const struct netdev *, struct dp_packet *,
+void netdev_fou_push_header(const struct netdev *,
+                            const struct netdev *ingress_netdev,
+                            struct dp_packet *,
                             const struct ovs_action_push_tnl *);
 struct dp_packet *netdev_fou_pop_header(struct dp_packet *);
 

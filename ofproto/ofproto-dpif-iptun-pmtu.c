@@ -196,7 +196,7 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
     enum iptun_pmtu_verdict verdict;
     uint16_t announce;
     /* What the datapath flow's statistics counted as sent on the port:
-     * Open vSwitch 3.1 counts a packet sent to a native tunnel twice (the
+     * Open vSwitch counts a packet sent to a native tunnel twice (the
      * xlate cache has the port as the tunnel's output, and again as the
      * input of its patch_port_output() to the underlay bridge), so this
      * one was counted twice too. */
@@ -223,6 +223,7 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
                 send_fragment(ofproto, port, &flow->tunnel, frag);
             }
             dp_packet_delete_batch(&frags, true);
+            dp_packet_batch_destroy(&frags);
             return;
         }
         verdict = IPTUN_PMTU_DROP;

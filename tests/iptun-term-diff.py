@@ -92,7 +92,7 @@ def frame(rng):
     kind = rng.choice(["ipip", "ipip", "fou", "fou", "gue", "gue"])
     v_outer = rng.choice([4, 6])
     # One source MAC per remote: a terminated packet updates the tunnel
-    # neighbour of its source address (OVS 3.1), and the re-encapsulating
+    # neighbour of its source address, and the re-encapsulating
     # flows follow the neighbour only when revalidated, at times that
     # neither run controls.
     remote = rng.randrange(3)

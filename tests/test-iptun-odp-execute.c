@@ -94,6 +94,7 @@ test_iptun_odp_execute_main(int argc, char *argv[])
         print_sizes("left", &batch);
         dp_packet_delete_batch(&batch, true);
     }
+    dp_packet_batch_destroy(&batch);
     ofpbuf_uninit(&actions);
 }
 

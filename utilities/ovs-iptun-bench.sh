@@ -1,7 +1,7 @@
 #! /bin/bash
 # ovs-iptun-bench.sh: the userspace datapath benchmark ("make bench").
 #
-# Builds Open vSwitch with DPDK (Debian's libdpdk-dev, --with-dpdk=shared)
+# Builds Open vSwitch with DPDK (25.11: ovs-iptun-dpdk.sh, --with-dpdk=shared)
 # twice, from the staged tree ($OVS_DIR/dpdk-build) and from the stock,
 # unpatched source ($OVS_DIR/stock-src, $OVS_DIR/stock-build), then runs
 # ovs-vswitchd on DPDK virtual devices, no NIC and no hugepages: a net_pcap

@@ -14,10 +14,9 @@
 #          AddressSanitizer and UndefinedBehaviorSanitizer, static, in
 #          $OVS_DIR/fuzz-build: "make fuzz", "make check-sanitizers"
 #
-# The DPDK of dpdk and stock is Debian's libdpdk-dev (22.11) for Open
-# vSwitch 3.x; for 4.0 (the version in the source's configure.ac), DPDK
-# 25.11 as utilities/ovs-iptun-dpdk.sh builds it (once) in the cache, found
-# through PKG_CONFIG_PATH and linked with a run path to its libraries.
+# The DPDK of dpdk and stock is DPDK 25.11 (Open vSwitch 4.0's) as
+# utilities/ovs-iptun-dpdk.sh builds it (once) in the cache, found through
+# PKG_CONFIG_PATH and linked with a run path to its libraries.
 #
 # runs SRCDIR/configure with the arguments in BUILDDIR when BUILDDIR has no
 # Makefile yet or was configured with other arguments, then "make -j2".
@@ -42,15 +41,10 @@ dpdk|stock)
             (cd "$S" && ./boot.sh >/dev/null)
         fi
     fi
+    pc=$(sh "$iptun_dir/ovs-iptun-dpdk.sh")
     set -- "$OVS_DIR/$1-build" "$S" CC="$(iptun_cc gcc)" \
-        PYTHON3="$iptun_py" --enable-silent-rules --with-dpdk=shared
-    case $(sed -n 's/^AC_INIT(openvswitch, *\([0-9.]*\).*/\1/p' \
-               "$S/configure.ac") in
-    4.*)
-        pc=$(sh "$iptun_dir/ovs-iptun-dpdk.sh")
-        set -- "$@" PKG_CONFIG_PATH="$pc" LDFLAGS="-Wl,-rpath,${pc%/*}"
-        ;;
-    esac
+        PYTHON3="$iptun_py" --enable-silent-rules --with-dpdk=shared \
+        PKG_CONFIG_PATH="$pc" LDFLAGS="-Wl,-rpath,${pc%/*}"
     ;;
 fuzz)
     : "${OVS_SRCDIR:?}" "${OVS_DIR:?}"

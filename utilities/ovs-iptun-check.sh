@@ -21,8 +21,9 @@
 # IPTUN_UPSTREAM chooses the upstream test files of the unit tier (files of
 # tests/, shell patterns allowed), or names a set of them:
 #   datapath  (the default, "make check") the tunnel set and the suites of
-#             the datapath code the patches change: dpif-netdev.at,
-#             pmd.at, ofproto-dpif.at, packet-type-aware.at, nsh.at
+#             the code the patches change: dpif-netdev.at, pmd.at,
+#             ofproto-dpif.at, packet-type-aware.at, nsh.at, library.at
+#             (test-packets: push_eth)
 #   tunnel    (the default of "make check-dpdk" and "make
 #             check-sanitizers") upstream's tunnel regressions: tunnel*.at
 #             (tunnel.at, tunnel-push-pop.at, tunnel-push-pop-ipv6.at) and
@@ -39,7 +40,7 @@ tiers=${*:-unit system guest}
 
 UPSTREAM_TUNNEL="tunnel*.at odp.at"
 UPSTREAM_DATAPATH="$UPSTREAM_TUNNEL dpif-netdev.at pmd.at ofproto-dpif.at
-                   packet-type-aware.at nsh.at"
+                   packet-type-aware.at nsh.at library.at"
 case ${IPTUN_UPSTREAM:-datapath} in
 datapath) upstream=$UPSTREAM_DATAPATH ;;
 tunnel) upstream=$UPSTREAM_TUNNEL ;;

@@ -8,10 +8,9 @@
 # openvswitch-source 4.0.0-2, suite forky; see OVS40_* below) into
 # $IPTUN_CACHE/openvswitch-source-4.0.0-2 (default /var/cache/ovs-iptun),
 # fetched through forky's signed index without adding forky to the system's
-# apt sources: "configure --with-ovs=4.0" builds on it.  (DPDK 25.11, for
-# the 4.0 series' DPDK builds, is built by utilities/ovs-iptun-dpdk.sh when
-# first needed: meson, ninja-build, python3-pyelftools and libpcap-dev are
-# for it.)
+# apt sources: configure builds on it.  (DPDK 25.11, for the DPDK builds, is
+# built by utilities/ovs-iptun-dpdk.sh when first needed: meson,
+# ninja-build, python3-pyelftools and libpcap-dev are for it.)
 #
 #   ovs-iptun-deps.sh             all of them
 #   ovs-iptun-deps.sh checkpatch  only what "make checkpatch" needs besides:
@@ -22,7 +21,6 @@ set -e
 . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 
 PACKAGES="
-    openvswitch-source
     git autoconf automake libtool pkg-config gcc make ccache
     libssl-dev libcap-ng-dev
     python3 python3-netaddr python3-pyparsing python3-pytest python3-scapy
@@ -30,7 +28,7 @@ PACKAGES="
     iproute2 iputils-ping procps tcpdump ethtool iperf3
     linux-headers-amd64
     clang libclang-rt-14-dev xxd
-    libdpdk-dev gnuplot-nox
+    gnuplot-nox
     meson ninja-build python3-pyelftools libpcap-dev libnuma-dev
     qemu-system-x86 linux-image-amd64 busybox-static cpio kmod
 "

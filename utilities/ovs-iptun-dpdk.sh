@@ -1,7 +1,7 @@
 #! /bin/sh
-# ovs-iptun-dpdk.sh: builds the DPDK that the Open vSwitch 4.0 series links
-# with (Debian 12's libdpdk-dev is 22.11, which lacks the vhost API of 4.0;
-# 4.0 is validated with DPDK 25.11) and installs it in a prefix of its own,
+# ovs-iptun-dpdk.sh: builds the DPDK that Open vSwitch 4.0 links with
+# (Debian 12's libdpdk-dev is 22.11, which lacks the vhost API of 4.0; 4.0
+# is validated with DPDK 25.11) and installs it in a prefix of its own,
 # once:
 #
 #   ovs-iptun-dpdk.sh
@@ -38,6 +38,9 @@
 #                      Debian's archive cannot be reached; the stamp
 #                      records its path, so a tree changed in place is not
 #                      rebuilt)
+#
+# Exits 77 when it has no source (Debian's archive did not serve it and
+# IPTUN_DPDK_SOURCE is unset): callers report their DPDK work as skipped.
 #
 # Needs meson, ninja-build, python3-pyelftools and libpcap-dev
 # (utilities/ovs-iptun-deps.sh installs them).
@@ -76,7 +79,7 @@ else
     iptun_fetch_src forky $DPDK_PKG $DPDK_VER "$DPDK_SHA256" "$src" || {
         echo "$0: no DPDK source" \
              "(IPTUN_DPDK_SOURCE can name a DPDK 25.11 tree)" >&2
-        exit 1
+        exit 77
     }
     source_id="$(cat "$src/.iptun-src")"
 fi

@@ -25,14 +25,6 @@
 # (busybox, and the virtio, 9p and overlay modules) is built on first use
 # and cached in IPTUN_GUEST_CACHE (default /var/cache/ovs-iptun-guest).
 #
-# Open vSwitch 3.1's count_cpu_cores() returns 0 while the monotonic clock is
-# below 10 s, which a freshly booted guest's is, and then ovs-vswitchd gets no
-# upcall handler threads.  The runner starts COMMAND once the guest has been
-# up for 10 s.  (A time namespace with a monotonic offset would avoid the
-# wait but breaks the kernel datapath: the kernel reports flow "used" times
-# on the real monotonic clock, and ovs-vswitchd's revalidators would then
-# see every kernel flow as idle for the offset and delete it.)
-
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
 . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
@@ -164,7 +156,6 @@ rm -f "$results/rc"
                | grep -v '^IPTUN_GUEST'); do
         echo "export $v=$(printf %q "${!v}")"
     done
-    echo 'while test "$(cut -d. -f1 /proc/uptime)" -lt 10; do sleep 0.5; done'
     printf 'exec'
     printf ' %q' "$@"
     echo
