@@ -377,7 +377,8 @@ vswitchd_rss () {
 # perf_upcalls: the upcalls in the "dpif-netdev/pmd-perf-show" output on
 # standard input (since the PMD's statistics were last cleared), 0 if none.
 perf_upcalls () {
-    sed -n 's/^ *- Upcalls: *\([0-9]*\).*/\1/p' | grep . || echo 0
+    # Summed over the threads (Open vSwitch 4.0 lists the main thread too).
+    awk '/^ *- Upcalls:/ { n += $3 } END { print n + 0 }'
 }
 
 N_RX=0
@@ -408,9 +409,11 @@ measure () {
     reval1=$(reval_ticks) t1=$(date +%s%N)
     out=$(ovs-appctl dpif-netdev/pmd-perf-show)
     read -r rx kpps cyc < <(echo "$out" | sed -n 's/^ *Rx packets: *\([0-9]*\) *(\([0-9.]*\) Kpps, *\([0-9.]*\) cycles\/pkt)/\1 \2 \3/p') || true
-    passes=$(echo "$out" | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p')
+    passes=$(echo "$out" \
+        | sed -n 's/^ *Datapath passes: .*(\([0-9.]*\) passes\/pkt)/\1/p' | head -1)
     upcalls=$(echo "$out" | perf_upcalls)
-    tx=$(echo "$out" | sed -n 's/^ *Tx packets: *\([0-9]*\).*/\1/p')
+    # Summed over the threads (Open vSwitch 4.0 lists the main thread too).
+    tx=$(echo "$out" | awk '/^ *Tx packets:/ { n += $3 } END { print n + 0 }')
     if test -z "$cyc" || test "${rx:-0}" = 0; then
         echo "bench: $build $scen $flows $size: no packets received" >&2
         echo "$out" >&2
