@@ -10,6 +10,7 @@ TESTSUITE_AT += \
 	tests/iptun-malformed.at \
 	tests/iptun-reass.at \
 	tests/iptun-pmtu.at \
+	tests/iptun-tso.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
@@ -24,6 +25,7 @@ EXTRA_DIST += \
 	tests/iptun-osken-app.py \
 	tests/iptun-malformed.py \
 	tests/iptun-pmtu.py \
+	tests/iptun-segments.py \
 	tests/iptun-scale.py \
 	tests/iptun-term-diff.py
 

@@ -1,0 +1,107 @@
+#! /usr/bin/env python3
+# Copyright (c) 2026 The ovs-iptun authors.
+#
+# Licensed under the Apache License, Version 2.0 (the "License");
+# you may not use this file except in compliance with the License.
+# You may obtain a copy of the License at:
+#
+#     http://www.apache.org/licenses/LICENSE-2.0
+#
+# Unless required by applicable law or agreed to in writing, software
+# distributed under the License is distributed on an "AS IS" BASIS,
+# WITHOUT WARRANTIES OR CONDITIONS OF ANY KIND, either express or implied.
+# See the License for the specific language governing permissions and
+# limitations under the License.
+
+"""Describes the TCP segments inside the tunnel packets of a pcap, with
+scapy (independently of Open vSwitch's code), one line per packet:
+
+  OUTER id N len N csum ok|bad [udp dport N csum ok|none|bad] [gue] |
+  INNER len N csum ok|bad tcp seq N payload N sum N csum ok|bad
+
+OUTER and INNER are "ipv4" or "ipv6" (IPv6 has no header checksum and no
+id); "len" is the IP header's total (IPv4) or payload (IPv6) length, checked
+against the bytes captured (a mismatch prints "len N!=M"); "sum" is the sum
+of the payload's bytes, to tell a payload intact.  Outer UDP is fou's, or
+gue's with its 4-byte header when the UDP destination port is GUE_PORT
+(second argument, default none).
+
+usage: iptun-segments.py PCAP [GUE_PORT]
+"""
+
+import logging
+import sys
+
+logging.getLogger("scapy.runtime").setLevel(logging.ERROR)
+
+from scapy.compat import raw  # noqa: E402
+from scapy.layers.inet import IP, TCP, UDP  # noqa: E402
+from scapy.layers.inet6 import IPv6  # noqa: E402
+from scapy.layers.l2 import Ether  # noqa: E402
+from scapy.utils import rdpcap  # noqa: E402
+
+
+def csum_ok(pkt, layer):
+    """Whether the checksum of 'layer' in IP or IPv6 packet 'pkt' is the one
+    scapy computes for it."""
+    cls = type(pkt)
+    copy = cls(raw(pkt))
+    del copy[layer].chksum
+    return cls(raw(copy))[layer].chksum == pkt[layer].chksum
+
+
+def ip_header(ip, fields):
+    if ip.version == 4:
+        want = len(raw(ip))
+        fields.append("ipv4 id %d" % ip.id)
+        fields.append("len %d" % ip.len if ip.len == want
+                      else "len %d!=%d" % (ip.len, want))
+        fields.append("csum %s" % ("ok" if csum_ok(ip, IP) else "bad"))
+    else:
+        want = len(raw(ip)) - 40
+        fields.append("ipv6")
+        fields.append("len %d" % ip.plen if ip.plen == want
+                      else "len %d!=%d" % (ip.plen, want))
+
+
+def inner_ip(data):
+    return IP(data) if data[0] >> 4 == 4 else IPv6(data)
+
+
+def describe(frame, gue_port):
+    fields = []
+    outer = frame.payload
+    ip_header(outer, fields)
+    nh = outer.proto if outer.version == 4 else outer.nh
+    if nh == 17:
+        udp = outer[UDP]
+        if udp.chksum == 0:
+            state = "none"
+        else:
+            state = "ok" if csum_ok(outer, UDP) else "bad"
+        fields.append("udp dport %d csum %s" % (udp.dport, state))
+        data = raw(udp.payload)
+        if udp.dport == gue_port:
+            fields.append("gue")
+            data = data[4:]
+    else:
+        data = raw(outer.payload)
+    fields.append("|")
+    inner = inner_ip(data)
+    ip_header(inner, fields)
+    tcp = inner[TCP]
+    payload = raw(tcp.payload)
+    fields.append("tcp seq %d payload %d sum %d csum %s"
+                  % (tcp.seq, len(payload), sum(payload),
+                     "ok" if csum_ok(inner, TCP) else "bad"))
+    return " ".join(fields)
+
+
+def main():
+    gue_port = int(sys.argv[2]) if len(sys.argv) > 2 else -1
+    for frame in rdpcap(sys.argv[1]):
+        print(describe(Ether(raw(frame)), gue_port))
+
+
+if __name__ == "__main__":
+    main()
