@@ -34,6 +34,7 @@
 #include "openvswitch/ofpbuf.h"
 #include "openvswitch/vlog.h"
 #include "flow.h"
+#include "ovs-thread.h"
 #include "netdev-native-iptun.h"
 #include "netlink.h"
 #include "odp-netlink.h"
@@ -414,6 +415,19 @@ reass_build(struct reass_dgram *d, const struct dp_packet *last)
     return pkt;
 }
 
+/* iptun_reass_take_consumed(). */
+DEFINE_STATIC_PER_THREAD_DATA(unsigned int, consumed, 0);
+
+unsigned int
+iptun_reass_take_consumed(void)
+{
+    unsigned int *consumed = consumed_get();
+    unsigned int n = *consumed;
+
+    *consumed = 0;
+    return n;
+}
+
 struct dp_packet *
 iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
                 ovs_be16 claim)
@@ -503,6 +517,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
          * iptun_reass_xlate_later_frag()): not ours unless its datagram's
          * first fragment came through this port's pop before. */
         COVERAGE_INC(iptun_reass_unclaimed);
+        (*consumed_get())++;
         dp_packet_delete(frag);
         goto out;
     }
@@ -586,6 +601,8 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         whole = reass_build(d, frag);
         COVERAGE_INC(iptun_reass_done);
         reass_destroy(d);
+    } else {
+        (*consumed_get())++;
     }
     goto out;
 

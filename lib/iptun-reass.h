@@ -70,6 +70,13 @@ struct smap;
 struct dp_packet *iptun_reass_add(struct dp_packet *frag,
                                   unsigned int frag_ofs, ovs_be16 claim);
 
+/* The outer fragments that iptun_reass_add() took in this thread since the
+ * last call without losing them: kept for their datagram, or copies of
+ * later fragments that no port claimed (the host got the packet too).
+ * They leave the pop's batch as dropped packets do; the datapath does not
+ * count them as pop errors (datapath_drop_tunnel_pop_error). */
+unsigned int iptun_reass_take_consumed(void);
+
 /* Called by the translation of a packet that no tunnel port terminates:
  * if it is a later outer fragment that an ipip or fou port could take (see
  * above), adds clone(tnl_pop(<the port>)) to 'odp_actions' for each such

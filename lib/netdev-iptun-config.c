@@ -64,6 +64,35 @@ parse_int_range(const char *value, int base, long int min, long int max,
     return end != value && !*end && *n >= min && *n <= max;
 }
 
+/* Whether 'key' is an option of tunnel ports of 'type' (the options that
+ * check_iptun_options() refuses with reasons of their own included). */
+static bool
+is_iptun_option(const char *type, const char *key)
+{
+    static const char *const options[] = {
+        "remote_ip", "local_ip", "tos", "ttl", "df_default",
+        "egress_pkt_mark", "packet_type", "key", "in_key", "out_key",
+        "ipproto",
+        /* Read by ovs-monitor-ipsec, ignored by ovs-vswitchd. */
+        "remote_cert", "remote_name", "psk",
+    };
+    static const char *const udp_options[] = { "dst_port", "csum" };
+
+    for (size_t i = 0; i < ARRAY_SIZE(options); i++) {
+        if (!strcmp(key, options[i])) {
+            return true;
+        }
+    }
+    if (netdev_iptun_is_udp_type(type)) {
+        for (size_t i = 0; i < ARRAY_SIZE(udp_options); i++) {
+            if (!strcmp(key, udp_options[i])) {
+                return true;
+            }
+        }
+    }
+    return !strncmp(key, "ipsec_", strlen("ipsec_"));
+}
+
 static int
 check_iptun_options(const char *name, const char *type,
                     const struct smap *args,
@@ -72,9 +101,26 @@ check_iptun_options(const char *name, const char *type,
 {
     static const char *const key_options[] = { "key", "in_key", "out_key" };
     static const char *const bool_options[] = { "csum", "df_default" };
-    const char *ttl, *tos, *dst_port, *ipproto;
+    const char *ttl, *tos, *dst_port, *ipproto, *mark;
+    struct smap_node *node;
     long int n;
     int err = 0;
+
+    /* set_tunnel_config() only warns about an option it does not know, and
+     * ignores some that these types do not have: a typo ("remote_ipp")
+     * would go unnoticed. */
+    SMAP_FOR_EACH (node, args) {
+        if (!is_iptun_option(type, node->key)) {
+            char *line = xasprintf("%s: unknown %s argument '%s'\n", name,
+                                   type, node->key);
+
+            if (!strstr(ds_cstr(errors), line)) {
+                ds_put_cstr(errors, line);
+            }
+            free(line);
+            err = EINVAL;
+        }
+    }
 
     for (size_t i = 0; i < ARRAY_SIZE(key_options); i++) {
         if (smap_get(args, key_options[i])) {
@@ -104,6 +150,14 @@ check_iptun_options(const char *name, const char *type,
     } else if (!strcmp(type, "fou")) {
         tnl_cfg->payload_ethertype = htons(ipproto && !strcmp(ipproto, "41")
                                            ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+    }
+
+    /* ...and reads the mark with strtoul(), as 0 if it is not a number. */
+    mark = smap_get(args, "egress_pkt_mark");
+    if (mark && !parse_int_range(mark, 10, 0, UINT32_MAX, &n)) {
+        ds_put_format(errors, "%s: invalid 'egress_pkt_mark' %s (expected "
+                      "0 to 4294967295)\n", name, mark);
+        err = EINVAL;
     }
 
     ttl = smap_get(args, "ttl");
@@ -352,8 +406,8 @@ netdev_iptun_get_mtu(const struct netdev *netdev_, int *mtup)
 
 /* Sets the MTU of 'netdev_', an ipip or fou port of the userspace datapath,
  * to 'mtu' (mtu_request): from 68 (IPv4's minimum, as Linux's ipip) to 65535.
- * A value out of range is refused, and the port is left without an MTU of its
- * own. */
+ * A value out of range is refused, and the port keeps the MTU it had, as
+ * Open vSwitch's other ports do. */
 int
 netdev_iptun_set_mtu(struct netdev *netdev_, int mtu)
 {
@@ -371,8 +425,7 @@ netdev_iptun_set_mtu(struct netdev *netdev_, int mtu)
         VLOG_WARN_RL(&rl, "%s: mtu_request=%d is not from %d to %d",
                      netdev_get_name(netdev_), mtu, IPTUN_MIN_MTU,
                      UINT16_MAX);
-        mtu = 0;
-        error = EINVAL;
+        return EINVAL;
     }
 
     ovs_mutex_lock(&netdev->mutex);

@@ -195,12 +195,10 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
     struct ofport *ofport = ofproto_get_port(&ofproto->up, port);
     enum iptun_pmtu_verdict verdict;
     uint16_t announce;
-    /* What the datapath flow's statistics counted as sent on the port:
-     * Open vSwitch counts a packet sent to a native tunnel twice (the
-     * xlate cache has the port as the tunnel's output, and again as the
-     * input of its patch_port_output() to the underlay bridge), so this
-     * one was counted twice too. */
-    uint64_t bytes = 2 * (dp_packet_size(packet) + ETH_HEADER_LEN);
+    /* What the datapath flow's statistics counted as sent on the port: the
+     * packet as it came to the tunnel port, with the Ethernet header that
+     * the check's "greater" branch popped. */
+    uint64_t bytes = dp_packet_size(packet) + ETH_HEADER_LEN;
 
     if (!ofport) {
         return;
@@ -218,7 +216,7 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
             struct dp_packet *frag;
 
             /* The fragments count themselves as they go. */
-            netdev_vport_tx_unsent(ofport->netdev, 2, bytes, false);
+            netdev_vport_tx_unsent(ofport->netdev, 1, bytes, false);
             DP_PACKET_BATCH_FOR_EACH (i, frag, &frags) {
                 send_fragment(ofproto, port, &flow->tunnel, frag);
             }
@@ -229,7 +227,7 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
         verdict = IPTUN_PMTU_DROP;
     }
 
-    netdev_vport_tx_unsent(ofport->netdev, 2, bytes, true);
+    netdev_vport_tx_unsent(ofport->netdev, 1, bytes, true);
     if (verdict == IPTUN_PMTU_ICMP) {
         struct dp_packet *icmp = iptun_pmtu_icmp(packet, announce);
 

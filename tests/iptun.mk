@@ -1,5 +1,5 @@
 # ovs-iptun autotest files.  Included from tests/automake.mk by
-# patches/0006-build-*.patch.
+# patches/0008-build-*.patch.
 TESTSUITE_AT += \
 	tests/iptun.at \
 	tests/iptun-macros.at \
@@ -11,6 +11,7 @@ TESTSUITE_AT += \
 	tests/iptun-reass.at \
 	tests/iptun-pmtu.at \
 	tests/iptun-tso.at \
+	tests/iptun-stats.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
