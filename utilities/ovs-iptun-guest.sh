@@ -93,7 +93,9 @@ mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 for m in $(cat /modules.order); do insmod /lib/modules/$m; done
 results=$(sed -n 's/.*iptun.results=\([^ ]*\).*/\1/p' /proc/cmdline)
-mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 hostroot /mnt/lower
+cache=$(sed -n 's/.*iptun.9pcache=\([^ ]*\).*/\1/p' /proc/cmdline)
+mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000${cache:+,cache=$cache} \
+    hostroot /mnt/lower
 mount -t tmpfs -o size=75% rw /mnt/rw
 mkdir -p /mnt/rw/upper /mnt/rw/work
 mount -t overlay overlay \
@@ -164,13 +166,14 @@ rm -f "$results/rc"
 # TCG by default: /dev/kvm exists on the development machines but KVM
 # guests hang there.  IPTUN_GUEST_ACCEL=kvm where KVM works.
 accel=${IPTUN_GUEST_ACCEL:-tcg}
+cache_mode=${IPTUN_GUEST_9P_CACHE:-none}
 
 status=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
     -accel $accel -m "$mem" -smp "$cpus" -cpu max \
     -nographic -no-reboot -nodefaults -serial stdio -display none \
     -kernel "$kernel" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug}" \
+    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug} iptun.9pcache=$cache_mode" \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none \
