@@ -29,6 +29,7 @@
 #include "iptun-reass.h"
 #include "dp-packet.h"
 #include "flow.h"
+#include "hash.h"
 #include "netdev.h"
 #include "netdev-native-tnl.h"
 #include "netdev-vport-private.h"
@@ -483,6 +484,57 @@ netdev_ipip_build_header(const struct netdev *netdev,
     return 0;
 }
 
+/* Gives 'packet', an IPv4 or IPv6 packet about to be encapsulated, the
+ * same RSS hash for every fragment of one datagram: if it is a fragment,
+ * the hash of its addresses and protocol only.  The first fragment's ports
+ * would otherwise make its hash differ from the later ones' (which carry
+ * no ports), and fou's and gue's source port and the IPv6 flow label,
+ * which ECMP routers hash, would send the pieces of one datagram different
+ * ways.  Linux's flow dissector hashes fragments so (without
+ * FLOW_DISSECTOR_F_PARSE_1ST_FRAG); datagrams between different hosts, or
+ * of different protocols, still spread. */
+static void
+iptun_hash_fragment(struct dp_packet *packet)
+{
+    const void *l3 = dp_packet_l3(packet);
+    size_t size = l3 ? dp_packet_l3_size(packet) : 0;
+    uint8_t version = size ? IP_VER(*(const uint8_t *) l3) : 0;
+    uint32_t hash;
+
+    if (version == 4 && size >= IP_HEADER_LEN) {
+        const struct ip_header *ip = l3;
+
+        if (OVS_LIKELY(!IP_IS_FRAGMENT(ip->ip_frag_off))) {
+            return;
+        }
+        hash = hash_add(0, get_16aligned_be32(&ip->ip_src));
+        hash = hash_add(hash, get_16aligned_be32(&ip->ip_dst));
+        hash = hash_finish(hash_add(hash, ip->ip_proto), 12);
+    } else if (version == 6 && size >= IPV6_HEADER_LEN) {
+        const struct ovs_16aligned_ip6_hdr *ip6 = l3;
+        const struct ovs_16aligned_ip6_frag *frag_hdr;
+        const struct ip6_rt_hdr *rt_hdr;
+        const void *data = ip6 + 1;
+        uint8_t proto = ip6->ip6_nxt;
+        uint8_t nw_frag = 0;
+
+        size -= IPV6_HEADER_LEN;
+        if (OVS_LIKELY(proto == IPPROTO_TCP || proto == IPPROTO_UDP)
+            || !parse_ipv6_ext_hdrs(&data, &size, &proto, &nw_frag,
+                                    &frag_hdr, &rt_hdr)
+            || !nw_frag) {
+            return;
+        }
+        /* The fragmented datagram's protocol (a later fragment's 'proto'
+         * is the fragment header's). */
+        hash = hash_bytes(&ip6->ip6_src, 2 * sizeof ip6->ip6_src, 0);
+        hash = hash_finish(hash_add(hash, frag_hdr->ip6f_nxt), 36);
+    } else {
+        return;
+    }
+    dp_packet_set_rss_hash(packet, hash);
+}
+
 /* Over IPv6, the outer flow label of pushed 'packet' carries the inner
  * flow's hash (the packet's RSS hash), for ECMP (as Linux's automatic flow
  * labels do, and fou's source port). */
@@ -628,6 +680,9 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
 {
     int l4_len;
 
+    if (netdev_tnl_is_header_ipv6(data->header)) {
+        iptun_hash_fragment(packet);
+    }
     iptun_push_outer(packet, data, &l4_len);
     iptun_set_flow_label(packet, data);
 }
@@ -731,10 +786,13 @@ netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
                        const struct ovs_action_push_tnl *data)
 {
     struct udp_header *udp;
+    ovs_be16 udp_src;
     int l4_len;
+
     /* Open vSwitch 4.0's netdev_tnl_get_src_port() hashes the packet's flow
      * if it has no hash yet: the inner packet's, before the push. */
-    ovs_be16 udp_src = netdev_tnl_get_src_port(packet);
+    iptun_hash_fragment(packet);
+    udp_src = netdev_tnl_get_src_port(packet);
 
     udp = iptun_push_outer(packet, data, &l4_len);
     udp->udp_src = udp_src;

@@ -157,11 +157,15 @@ send_fragment(struct ofproto_dpif *ofproto, ofp_port_t port,
 
 /* Sends 'icmp' to the OpenFlow tables as if the remote end of the tunnel
  * had sent it through 'port': the tunnel metadata of 'out', the packet's
- * way out, with source and destination swapped (as the kernel module). */
+ * way out, with source and destination swapped (as the kernel module).
+ * The port does not count it as received: Open vSwitch made it (Linux's
+ * tunnels send their ICMP errors from the host, not from the tunnel). */
 static void
 reply(struct ofproto_dpif *ofproto, ofp_port_t port,
       const struct flow_tnl *out, struct dp_packet *icmp)
 {
+    struct ofport *ofport = ofproto_get_port(&ofproto->up, port);
+    uint64_t size = dp_packet_size(icmp);
     struct flow flow;
 
     flow_extract(icmp, &flow);
@@ -183,6 +187,9 @@ reply(struct ofproto_dpif *ofproto, ofp_port_t port,
 
     execute_output(ofproto, &flow, &ofpacts, OFPP_TABLE, icmp);
     ofpbuf_uninit(&ofpacts);
+    if (ofport) {
+        netdev_vport_rx_generated(ofport->netdev, 1, size);
+    }
 }
 
 void

@@ -22,6 +22,10 @@ usage: iptun-pmtu.py in KIND SIZE          the inner frame that p1 sends
        iptun-pmtu.py frags KIND SIZE MTU   its IPv4 fragments of at most
                                            MTU bytes, each in the ipip
                                            packet the test's port t1 sends
+       iptun-pmtu.py infrags KIND SIZE MTU [SRC]
+                                           the fragments of at most MTU
+                                           bytes that p1 sends instead
+                                           (from source address SRC)
 
 KIND is the inner packet, a UDP datagram of SIZE bytes (IP header
 included) from 10.0.0.1 to 10.0.0.2 (ipip) or 10.0.0.3 (fou), IPv6
@@ -38,18 +42,19 @@ import sys
 
 from scapy.compat import raw
 from scapy.layers.inet import ICMP, IP, UDP, fragment
-from scapy.layers.inet6 import ICMPv6PacketTooBig, IPv6
+from scapy.layers.inet6 import ICMPv6PacketTooBig, IPv6, \
+    IPv6ExtHdrFragment, fragment6
 from scapy.layers.l2 import Ether
 
 SRC_MAC = "00:00:00:00:00:02"
 DST_MAC = "00:00:00:00:00:01"
 
 
-def inner(kind, size):
+def inner(kind, size, src=None):
     fou = kind.endswith("-fou")
     kind = kind.replace("-fou", "")
     if kind == "v6":
-        ip = IPv6(src="2001:db8::1", dst="2001:db8::3" if fou
+        ip = IPv6(src=src or "2001:db8::1", dst="2001:db8::3" if fou
                   else "2001:db8::2", hlim=63)
         pad = size - 40 - 8
         return ip / UDP(sport=1234, dport=5678) / (b"\x5a" * pad)
@@ -57,7 +62,7 @@ def inner(kind, size):
     if kind == "bcast4":
         dst = "255.255.255.255"
     flags = 0 if kind == "nodf4" else "DF"
-    ip = IP(src="10.0.0.1", dst=dst, flags=flags, id=0x1234, ttl=63)
+    ip = IP(src=src or "10.0.0.1", dst=dst, flags=flags, id=0x1234, ttl=63)
     if kind == "icmperr4":
         l4 = ICMP(type=3, code=3)
     else:
@@ -68,7 +73,7 @@ def inner(kind, size):
 
 def main():
     cmd, kind, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
-    pkt = inner(kind, size)
+    pkt = inner(kind, size, sys.argv[5] if len(sys.argv) > 5 else None)
     if cmd == "in":
         eth_type = 0x86dd if pkt.version == 6 else 0x0800
         frames = [Ether(src=SRC_MAC, dst=DST_MAC, type=eth_type) / pkt]
@@ -97,6 +102,17 @@ def main():
                           / IP(src="1.1.2.88", dst="1.1.2.92", flags="DF",
                                id=0, ttl=64, proto=4)
                           / IP(raw(frag)))
+    elif cmd == "infrags":
+        mtu = int(sys.argv[4])
+        if pkt.version == 6:
+            frags = fragment6(IPv6(src=pkt.src, dst=pkt.dst, hlim=pkt.hlim)
+                              / IPv6ExtHdrFragment(id=0x1234)
+                              / pkt.payload, mtu)
+        else:
+            frags = fragment(pkt, fragsize=(mtu - 20) & ~7)
+        eth_type = 0x86dd if pkt.version == 6 else 0x0800
+        frames = [Ether(src=SRC_MAC, dst=DST_MAC, type=eth_type) / f
+                  for f in frags]
     else:
         sys.exit("unknown command %s" % cmd)
     for f in frames:

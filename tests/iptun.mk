@@ -1,5 +1,5 @@
 # ovs-iptun autotest files.  Included from tests/automake.mk by
-# patches/0008-build-*.patch.
+# patches/0010-build-*.patch.
 TESTSUITE_AT += \
 	tests/iptun.at \
 	tests/iptun-macros.at \
@@ -12,6 +12,7 @@ TESTSUITE_AT += \
 	tests/iptun-pmtu.at \
 	tests/iptun-tso.at \
 	tests/iptun-stats.at \
+	tests/iptun-sampling.at \
 	tests/iptun-config.at \
 	tests/iptun-scale.at \
 	tests/iptun-controller.at \
@@ -27,6 +28,7 @@ EXTRA_DIST += \
 	tests/iptun-malformed.py \
 	tests/iptun-pmtu.py \
 	tests/iptun-segments.py \
+	tests/iptun-ipfix-collector.py \
 	tests/iptun-scale.py \
 	tests/iptun-term-diff.py
 
