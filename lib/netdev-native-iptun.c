@@ -527,8 +527,8 @@ iptun_hash_fragment(struct dp_packet *packet)
         }
         /* The fragmented datagram's protocol (a later fragment's 'proto'
          * is the fragment header's). */
-        hash = hash_bytes(&ip6->ip6_src, 2 * sizeof ip6->ip6_src, 0);
-        hash = hash_finish(hash_add(hash, frag_hdr->ip6f_nxt), 36);
+        hash = hash_bytes(&ip6->ip6_src, 2 * sizeof ip6->ip6_src,
+                          frag_hdr->ip6f_nxt);
     } else {
         return;
     }

@@ -156,15 +156,14 @@ send_fragment(struct ofproto_dpif *ofproto, ofp_port_t port,
 }
 
 /* Sends 'icmp' to the OpenFlow tables as if the remote end of the tunnel
- * had sent it through 'port': the tunnel metadata of 'out', the packet's
+ * had sent it through 'ofport': the tunnel metadata of 'out', the packet's
  * way out, with source and destination swapped (as the kernel module).
  * The port does not count it as received: Open vSwitch made it (Linux's
  * tunnels send their ICMP errors from the host, not from the tunnel). */
 static void
-reply(struct ofproto_dpif *ofproto, ofp_port_t port,
+reply(struct ofproto_dpif *ofproto, const struct ofport *ofport,
       const struct flow_tnl *out, struct dp_packet *icmp)
 {
-    struct ofport *ofport = ofproto_get_port(&ofproto->up, port);
     uint64_t size = dp_packet_size(icmp);
     struct flow flow;
 
@@ -180,16 +179,14 @@ reply(struct ofproto_dpif *ofproto, ofp_port_t port,
     flow.tunnel.ip_ttl = out->ip_ttl;
     flow.tunnel.tp_dst = out->tp_dst;
     flow.tunnel.flags = out->flags & FLOW_TNL_F_CSUM;
-    flow.in_port.ofp_port = port;
+    flow.in_port.ofp_port = ofport->ofp_port;
 
     uint64_t stub[64 / 8];
     struct ofpbuf ofpacts = OFPBUF_STUB_INITIALIZER(stub);
 
     execute_output(ofproto, &flow, &ofpacts, OFPP_TABLE, icmp);
     ofpbuf_uninit(&ofpacts);
-    if (ofport) {
-        netdev_vport_rx_generated(ofport->netdev, 1, size);
-    }
+    netdev_vport_rx_generated(ofport->netdev, 1, size);
 }
 
 void
@@ -239,7 +236,7 @@ iptun_pmtu_upcall(struct ofproto_dpif *ofproto,
         struct dp_packet *icmp = iptun_pmtu_icmp(packet, announce);
 
         if (icmp) {
-            reply(ofproto, port, &flow->tunnel, icmp);
+            reply(ofproto, ofport, &flow->tunnel, icmp);
             dp_packet_delete(icmp);
         }
     }

@@ -74,8 +74,8 @@ def inner(kind, size, src=None):
 def main():
     cmd, kind, size = sys.argv[1], sys.argv[2], int(sys.argv[3])
     pkt = inner(kind, size, sys.argv[5] if len(sys.argv) > 5 else None)
+    eth_type = 0x86dd if pkt.version == 6 else 0x0800
     if cmd == "in":
-        eth_type = 0x86dd if pkt.version == 6 else 0x0800
         frames = [Ether(src=SRC_MAC, dst=DST_MAC, type=eth_type) / pkt]
     elif cmd == "icmp":
         mtu = int(sys.argv[4])
@@ -110,7 +110,6 @@ def main():
                               / pkt.payload, mtu)
         else:
             frags = fragment(pkt, fragsize=(mtu - 20) & ~7)
-        eth_type = 0x86dd if pkt.version == 6 else 0x0800
         frames = [Ether(src=SRC_MAC, dst=DST_MAC, type=eth_type) / f
                   for f in frags]
     else:
