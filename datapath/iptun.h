@@ -10,7 +10,7 @@
 #include <net/gro_cells.h>
 
 /* Netlink attributes of kinds iptun_fou and iptun_gue (IFLA_INFO_DATA).
- * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0012) uses these
+ * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0013) uses these
  * numbers.
  */
 enum {

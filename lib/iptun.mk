@@ -1,5 +1,5 @@
 # ovs-iptun: files added to libopenvswitch.  Included from lib/automake.mk
-# by patches/0011-build-*.patch.
+# by patches/0012-build-*.patch.
 lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term.c \
 	lib/dpif-netdev-iptun-term.h \

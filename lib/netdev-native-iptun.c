@@ -587,11 +587,18 @@ iptun_push_outer(struct dp_packet *packet,
                          ? packet->l4_ofs - packet->l3_ofs : UINT16_MAX);
     bool inner_l3 = packet->l3_ofs != UINT16_MAX;
 
-    /* As tnl_ol_push(), without a tunnel type: netdev_push_header() has
-     * completed the inner packet's checksums (dp_packet_ol_send_prepare()
-     * for the tunnel types that the offloads do not know), so the inner
-     * flags only record what was checked. */
+    /* As tnl_ol_push(): the inner packet's checksum and TSO flags become
+     * the inner ones, to be completed and segmented at the output, by
+     * software (dp_packet_ol_send_prepare(), dp_packet_gso()) or by a port
+     * that knows the tunnel type marked here. */
     packet->offloads <<= DP_PACKET_OL_SHIFT_COUNT;
+    if (OVS_LIKELY(inner_l3)) {
+        if (data->tnl_type == OVS_VPORT_TYPE_IPIP) {
+            dp_packet_tunnel_set_ipip(packet);
+        } else {
+            dp_packet_tunnel_set_udp(packet);
+        }
+    }
 
     if (dp_packet_is_eth(packet)) {
         if (OVS_LIKELY(packet->l2_5_ofs == UINT16_MAX

@@ -2,8 +2,9 @@
 # ovs-iptun-hosts.sh: the hosts fixture: Open vSwitch hosts joined by ipip or
 # fou tunnels, in network namespaces over veth.  Used by the demo
 # (utilities/ovs-iptun-demo.sh), the host and guest system tests
-# (tests/system-iptun*.at, IPTUN_HOSTS_UP) and the kernel bench
-# (utilities/ovs-iptun-kbench.sh).
+# (tests/system-iptun*.at, IPTUN_HOSTS_UP), the kernel bench
+# (utilities/ovs-iptun-kbench.sh) and the TSO bench
+# (utilities/ovs-iptun-tsobench.sh).
 #
 # Each "host" is a network namespace.  Host a runs its own ovsdb-server and
 # ovs-vswitchd with the userspace (netdev) datapath, or the kernel datapath
@@ -44,7 +45,10 @@
 # default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU;
 # "default", the default, leaves OVS's 1500 and Linux's own, the underlay's
 # less the tunnel's headers: both datapaths answer packets too big for the
-# tunnel with ICMP, so path MTU discovery finds the rest).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
+# tunnel with ICMP, so path MTU discovery finds the rest), IPTUN_TSO ("on":
+# the OVS hosts start with other_config:userspace-tso-enable=true, so that
+# the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
+# through br-ov's tap).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
 # names they had when the demo held this fixture.)
 
 set -e
@@ -59,6 +63,7 @@ PEER_KIND=${IPTUN_PEER:-ovs}
 A_KIND=${IPTUN_HOST_A:-ovs}
 DP_TYPE=${IPTUN_DATAPATH:-netdev}
 OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
+TSO=${IPTUN_TSO:-off}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
@@ -83,6 +88,10 @@ nsexec () { local h=$1; shift; ip netns exec "$P-$h" "$@"; }
 
 start_ovs () {
     iptun_ovsdb_start "$DIR/$1" "$SCHEMA"
+    if test "$TSO" = on; then
+        vsctl "$1" --no-wait set Open_vSwitch . \
+            other_config:userspace-tso-enable=true
+    fi
     iptun_vswitchd_start "$DIR/$1" "$P-$1"
 }
 

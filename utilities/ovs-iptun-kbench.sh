@@ -23,13 +23,7 @@ export IPTUN_DATAPATH=system IPTUN_PEER=linux
 
 hosts () { bash "$iptun_dir/ovs-iptun-hosts.sh" "$@"; }
 
-# rate NS-SERVER ADDR NS-CLIENT: iperf3 receiver-side Mbit/s.
-rate () {
-    ip netns exec "$1" iperf3 -s -1 -D -B "$2" >/dev/null
-    sleep 1
-    ip netns exec "$3" iperf3 -c "$2" -t "$T" -J \
-        | $iptun_py -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
-}
+rate () { iptun_iperf_rate "$1" "$2" "$3" "$T"; }
 
 # hosts_up KIND-OF-A: the hosts, with checksums left to offload on the
 # underlay veths.  (The fixture computes them in software, for the

@@ -63,6 +63,11 @@
 #                                same private apt configuration and checked
 #                                against SUMS, sha256sum's format (a line
 #                                "SHA256  FILE" for each file)
+#   iptun_iperf_rate NS-SERVER ADDR NS-CLIENT SECONDS [STREAMS]
+#                                TCP from network namespace NS-CLIENT to an
+#                                iperf3 server on ADDR in NS-SERVER for
+#                                SECONDS with STREAMS streams (default 1):
+#                                prints the receiver's Mbit/s
 #   iptun_apt SUITE ARG...       apt-get ARG... with that private apt
 #                                configuration and state (deb and deb-src
 #                                lines for SUITE's main, signed by Debian's
@@ -272,4 +277,11 @@ iptun_fetch_src () {
         return 1
     }
     echo "$stamp" > "$dest/.iptun-src"
+}
+
+iptun_iperf_rate () {
+    ip netns exec "$1" iperf3 -s -1 -D -B "$2" >/dev/null
+    sleep 1
+    ip netns exec "$3" iperf3 -c "$2" -t "$4" -P "${5:-1}" -J \
+        | $iptun_py -c 'import json,sys; print("%.0f" % (json.load(sys.stdin)["end"]["sum_received"]["bits_per_second"] / 1e6))'
 }
