@@ -24,6 +24,7 @@
 #include "coverage.h"
 #include "csum.h"
 #include "dp-packet.h"
+#include "dp-packet-gso.h"
 #include "flow.h"
 #include "netdev.h"
 #include "netdev-native-iptun.h"
@@ -282,12 +283,13 @@ options_fragment(uint8_t *opt, size_t len)
     }
 }
 
-bool
-iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
-                    struct dp_packet_batch *frags)
+/* Appends to 'frags' the fragments of 'ip', an IPv4 packet of 'size' bytes
+ * whose checksums are complete, each at most 'mtu' bytes.  Returns false (and
+ * appends nothing) if 'ip' is malformed. */
+static bool
+fragment(const struct ip_header *ip, size_t size, uint16_t mtu,
+         struct dp_packet_batch *frags)
 {
-    size_t size;
-    const struct ip_header *ip = inner_l3(packet, &size);
     size_t hlen, tot_len, data_len, step;
     uint8_t hdr[60];
 
@@ -302,9 +304,6 @@ iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
     }
     data_len = tot_len - hlen;
     step = (mtu - hlen) & ~7u;
-    if (DIV_ROUND_UP(data_len, step) > NETDEV_MAX_BURST) {
-        return false;
-    }
 
     uint16_t frag_off = ntohs(ip->ip_frag_off);
     uint16_t base = frag_off & IP_FRAG_OFF_MASK;
@@ -331,6 +330,52 @@ iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
         if (!ofs && hlen > IP_HEADER_LEN) {
             options_fragment(hdr + IP_HEADER_LEN, hlen - IP_HEADER_LEN);
         }
+    }
+    return true;
+}
+
+bool
+iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
+                    struct dp_packet_batch *frags)
+{
+    size_t size;
+    const struct ip_header *ip = inner_l3(packet, &size);
+
+    if (dp_packet_get_tso_segsz(packet)
+        || dp_packet_ip_checksum_partial(packet)
+        || dp_packet_l4_checksum_partial(packet)) {
+        /* As Linux's ip_finish_output_gso() and ip_fragment(): a TSO packet
+         * is cut into its segments, each then fragmented, and checksums
+         * left to offload are completed first (a fragment cannot have its
+         * transport checksum offloaded).  dp_packet_gso_batch() wants the
+         * Ethernet packet that a port would send. */
+        struct dp_packet *copy = dp_packet_clone(packet);
+        struct dp_packet_batch segs;
+        struct dp_packet *seg;
+        bool ok = true;
+
+        if (!dp_packet_is_eth(copy)) {
+            push_eth(copy, &eth_addr_zero, &eth_addr_zero);
+        }
+        dp_packet_batch_init_packet(&segs, copy);
+        dp_packet_gso_batch(&segs);
+        DP_PACKET_BATCH_FOR_EACH (i, seg, &segs) {
+            dp_packet_ol_send_prepare(seg, 0);
+            ip = inner_l3(seg, &size);
+            if (ok && !fragment(ip, size, mtu, frags)) {
+                ok = false;
+            }
+        }
+        dp_packet_delete_batch(&segs, true);
+        dp_packet_batch_destroy(&segs);
+        if (!ok) {
+            dp_packet_delete_batch(frags, true);
+            dp_packet_batch_destroy(frags);
+            dp_packet_batch_init(frags);
+            return false;
+        }
+    } else if (!fragment(ip, size, mtu, frags)) {
+        return false;
     }
     COVERAGE_INC(iptun_pmtu_fragmented);
     return true;

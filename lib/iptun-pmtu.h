@@ -76,7 +76,8 @@ struct dp_packet *iptun_pmtu_icmp(const struct dp_packet *packet,
                                   uint16_t mtu);
 
 /* Appends to 'frags' the IPv4 fragments of 'packet', each at most 'mtu'
- * bytes; returns false (and appends nothing) if 'packet' is malformed. */
+ * bytes, with complete checksums; a TSO packet's segments each fragmented.
+ * Returns false (and appends nothing) if 'packet' is malformed. */
 bool iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
                          struct dp_packet_batch *frags);
 

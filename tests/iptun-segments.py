@@ -19,6 +19,12 @@ scapy (independently of Open vSwitch's code), one line per packet:
   OUTER id N len N csum ok|bad [udp dport N csum ok|none|bad] [gue] |
   INNER len N csum ok|bad tcp seq N payload N sum N csum ok|bad
 
+(an inner UDP datagram: "udp payload N sum N csum ok|bad").
+
+An inner IPv4 fragment is described by its header and "frag OFFSET [MF]";
+the fragment that completes a datagram is followed by a line
+"  reassembled | INNER ..." describing the datagram its fragments make.
+
 OUTER and INNER are "ipv4" or "ipv6" (IPv6 has no header checksum and no
 id); "len" is the IP header's total (IPv4) or payload (IPv6) length, checked
 against the bytes captured (a mismatch prints "len N!=M"); "sum" is the sum
@@ -89,12 +95,62 @@ def describe(frame, gue_port):
     fields.append("|")
     inner = inner_ip(data)
     ip_header(inner, fields)
+    if inner.version == 4 and (inner.flags.MF or inner.frag):
+        fields.append("frag %d%s" % (inner.frag * 8,
+                                     " MF" if inner.flags.MF else ""))
+        whole = reassemble(inner)
+        if whole is not None:
+            fields.append("\n  reassembled |")
+            ip_header(whole, fields)
+            describe_tcp(whole, fields)
+        return " ".join(fields).replace(" \n", "\n")
+    describe_tcp(inner, fields)
+    return " ".join(fields)
+
+
+def describe_tcp(inner, fields):
+    if UDP in inner:
+        payload = raw(inner[UDP].payload)
+        fields.append("udp payload %d sum %d csum %s"
+                      % (len(payload), sum(payload),
+                         "ok" if csum_ok(inner, UDP) else "bad"))
+        return
     tcp = inner[TCP]
     payload = raw(tcp.payload)
     fields.append("tcp seq %d payload %d sum %d csum %s"
                   % (tcp.seq, len(payload), sum(payload),
                      "ok" if csum_ok(inner, TCP) else "bad"))
-    return " ".join(fields)
+
+
+# Fragments seen so far, by (source, destination, protocol, id): a list of
+# (offset, more fragments, payload bytes, header).
+pieces = {}
+
+
+def reassemble(frag):
+    """Records IPv4 fragment 'frag'; returns the datagram it completes, or
+    None."""
+    key = (frag.src, frag.dst, frag.proto, frag.id)
+    got = pieces.setdefault(key, [])
+    got.append((frag.frag * 8, bool(frag.flags.MF), raw(frag.payload), frag))
+    got.sort(key=lambda p: p[0])
+    data = b""
+    for offset, more, payload, _ in got:
+        if offset != len(data):
+            return None
+        data += payload
+        if not more:
+            break
+    else:
+        return None
+    first = got[0][3].copy()
+    first.remove_payload()
+    first.flags = int(first.flags) & ~1
+    first.frag = 0
+    first.len = None
+    first.chksum = None
+    del pieces[key]
+    return IP(raw(first / data))
 
 
 def main():
