@@ -341,8 +341,13 @@ iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
     size_t size;
     const struct ip_header *ip = inner_l3(packet, &size);
 
-    if (dp_packet_get_tso_segsz(packet)
-        || dp_packet_ip_checksum_partial(packet)
+    /* TSO metadata on another protocol is not believed (segmenting would
+     * read its payload as a TCP header): such a packet is fragmented
+     * whole. */
+    bool tso = (dp_packet_get_tso_segsz(packet) && size >= IP_HEADER_LEN
+                && ip->ip_proto == IPPROTO_TCP);
+
+    if (tso || dp_packet_ip_checksum_partial(packet)
         || dp_packet_l4_checksum_partial(packet)) {
         /* As Linux's ip_finish_output_gso() and ip_fragment(): a TSO packet
          * is cut into its segments, each then fragmented, and checksums
@@ -354,6 +359,9 @@ iptun_pmtu_fragment(const struct dp_packet *packet, uint16_t mtu,
         struct dp_packet *seg;
         bool ok = true;
 
+        if (!tso) {
+            dp_packet_set_tso_segsz(copy, 0);
+        }
         if (!dp_packet_is_eth(copy)) {
             push_eth(copy, &eth_addr_zero, &eth_addr_zero);
         }
