@@ -50,7 +50,7 @@ if test $# = 0; then
     exit 2
 fi
 
-kernel=${IPTUN_GUEST_KERNEL:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -1)}
+kernel=$(iptun_guest_kernel)
 if test ! -r "$kernel"; then
     echo "$0: no Linux 6.1 kernel in /boot (apt-get install linux-image-amd64)" >&2
     exit 125

@@ -45,7 +45,9 @@
 # default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU;
 # "default", the default, leaves OVS's 1500 and Linux's own, the underlay's
 # less the tunnel's headers: both datapaths answer packets too big for the
-# tunnel with ICMP, so path MTU discovery finds the rest), IPTUN_TSO ("on":
+# tunnel with ICMP, so path MTU discovery finds the rest),
+# IPTUN_UNDERLAY_MTU (the veths' and br-ul's MTU; "default": 1500),
+# IPTUN_TSO ("on":
 # the OVS hosts start with other_config:userspace-tso-enable=true, so that
 # the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
 # through br-ov's tap).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
@@ -63,6 +65,7 @@ PEER_KIND=${IPTUN_PEER:-ovs}
 A_KIND=${IPTUN_HOST_A:-ovs}
 DP_TYPE=${IPTUN_DATAPATH:-netdev}
 OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
+UNDERLAY_MTU=${IPTUN_UNDERLAY_MTU:-default}
 TSO=${IPTUN_TSO:-off}
 
 if test -n "${OVS_BUILDDIR:-}"; then
@@ -126,6 +129,9 @@ setup_ovs () {
     # given to DPDK would.
     nsexec "$h" sysctl -qw net.ipv4.conf.all.arp_ignore=1
     nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev br-ul
+    if test "$UNDERLAY_MTU" != default; then
+        vsctl "$h" set Interface br-ul mtu_request="$UNDERLAY_MTU"
+    fi
     nsexec "$h" ip link set br-ul up
 
     # Overlay bridge: the tunnel port and the host's overlay address.
@@ -194,6 +200,10 @@ cmd_up () {
     for h in $PEERS; do
         ip link add "to-$h" netns "$P-a" type veth peer name to-a \
             netns "$P-$h"
+        if test "$UNDERLAY_MTU" != default; then
+            nsexec a ip link set "to-$h" mtu "$UNDERLAY_MTU"
+            nsexec "$h" ip link set to-a mtu "$UNDERLAY_MTU"
+        fi
         nsexec a ip link set "to-$h" up
         nsexec "$h" ip link set to-a up
     done

@@ -243,6 +243,17 @@ iptun_fetch_deb () {
     echo "$stamp" > "$dest/.iptun-deb"
 }
 
+# iptun_guest_kernel: the kernel that ovs-iptun-guest.sh boots (Debian's
+# 6.1 in /boot, or IPTUN_GUEST_KERNEL); iptun_guest_kver: its release.
+iptun_guest_kernel () {
+    echo "${IPTUN_GUEST_KERNEL:-$(ls /boot/vmlinuz-6.1.* 2>/dev/null | sort -V | tail -1)}"
+}
+iptun_guest_kver () {
+    local kernel
+    kernel=$(iptun_guest_kernel)
+    echo "${kernel##*/vmlinuz-}"
+}
+
 iptun_fetch_src () {
     local suite=$1 pkg=$2 ver=$3 sums=$4 dest=$5 src
     local stamp
