@@ -126,18 +126,19 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 	const bool outer6 = ip_hdr(skb)->version == 6;
 	struct net_device *dev = t->dev;
 	struct metadata_dst *tun_dst;
+	IPTUN_DECLARE_FLAGS(flags);
 	const struct iphdr *iph;
 	u8 outer_tos;
 
 	outer_tos = outer6 ? ipv6_get_dsfield(ipv6_hdr(skb)) : ip_hdr(skb)->tos;
+	iptun_flags_init(flags, t->fou && udp_hdr(skb)->check);
 	if (t->fou)
 		tun_dst = udp_tun_rx_dst(skb, outer6 ? AF_INET6 : AF_INET,
-					 udp_hdr(skb)->check ? TUNNEL_CSUM : 0,
-					 0, 0);
+					 flags, 0, 0);
 	else if (outer6)
-		tun_dst = ipv6_tun_rx_dst(skb, 0, 0, 0);
+		tun_dst = ipv6_tun_rx_dst(skb, flags, 0, 0);
 	else
-		tun_dst = ip_tun_rx_dst(skb, 0, 0, 0);
+		tun_dst = ip_tun_rx_dst(skb, flags, 0, 0);
 	if (!tun_dst) {
 		DEV_STATS_INC(dev, rx_dropped);
 		goto drop;
@@ -504,7 +505,7 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 		goto err_rt;
 	}
 
-	df = key->tun_flags & TUNNEL_DONT_FRAGMENT ? htons(IP_DF) : 0;
+	df = iptun_flag_df(key->tun_flags) ? htons(IP_DF) : 0;
 	if (df) {
 		err = iptun_pmtu_check(t, skb, dst_mtu(&rt->dst) - hlen, key,
 				       false, &fl4.saddr);
@@ -522,7 +523,7 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 		goto err_rt;
 
 	if (t->fou) {
-		bool csum = key->tun_flags & TUNNEL_CSUM;
+		bool csum = iptun_flag_csum(key->tun_flags);
 		__be16 sport;
 
 		if (udp_tunnel_handle_offloads(skb, csum))
@@ -843,8 +844,22 @@ void iptun_dev_setup(struct net_device *dev)
 	dev->priv_flags |= IFF_NO_QUEUE;
 	dev->needs_free_netdev = true;
 	dev->priv_destructor = iptun_free;
-	dev->features |= NETIF_F_LLTX | NETIF_F_NETNS_LOCAL | NETIF_F_RXCSUM |
-			 IPTUN_FEATURES;
+	dev->features |= NETIF_F_RXCSUM | IPTUN_FEATURES;
+	/* Linux 6.12 made these two features device flags; netns_local is
+	 * netns_immutable in later kernels (Kbuild says which).
+	 */
+#ifdef NETIF_F_LLTX
+	dev->features |= NETIF_F_LLTX;
+#else
+	dev->lltx = true;
+#endif
+#ifdef NETIF_F_NETNS_LOCAL
+	dev->features |= NETIF_F_NETNS_LOCAL;
+#elif defined(IPTUN_NETNS_IMMUTABLE)
+	dev->netns_immutable = true;
+#else
+	dev->netns_local = true;
+#endif
 	dev->hw_features |= IPTUN_FEATURES;
 	netif_keep_dst(dev);
 }

@@ -33,6 +33,9 @@
 #include <net/ip6_checksum.h>
 #include <net/ipv6.h>
 #include <net/ndisc.h>
+#ifdef IPTUN_HAVE_NET_GSO_H	/* Kbuild */
+#include <net/gso.h>
+#endif
 
 #include "iptun.h"
 
@@ -209,9 +212,9 @@ static void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb,
 {
 	struct net_device *dev = t->dev;
 	struct metadata_dst *tun_dst;
-	__be16 flags = key->tun_flags & TUNNEL_CSUM;
 	bool ipv4 = skb->protocol == htons(ETH_P_IP);
 	__be16 tp_dst = t->fou ? t->dst_port : 0;
+	IPTUN_DECLARE_FLAGS(flags);
 
 	/* From here on the packet starts at its IP header. */
 	if (skb_network_offset(skb) > 0)
@@ -224,6 +227,7 @@ static void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb,
 	/* The tunnel metadata of a packet from the remote end: its address
 	 * the source, the local one the destination.
 	 */
+	iptun_flags_init(flags, iptun_flag_csum(key->tun_flags));
 	if (outer6)
 		tun_dst = __ipv6_tun_set_dst(&key->u.ipv6.dst, saddr, 0,
 					     key->ttl, tp_dst, 0, flags, 0, 0);

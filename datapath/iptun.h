@@ -8,6 +8,32 @@
 
 #include <linux/netdevice.h>
 #include <net/gro_cells.h>
+#include <net/ip_tunnels.h>
+
+/* Tunnel metadata flags: a __be16 of TUNNEL_* bits before Linux 6.10, a
+ * bitmap of IP_TUNNEL_*_BIT since (the kernel no longer sees the uapi
+ * TUNNEL_* then).  A set declared with IPTUN_DECLARE_FLAGS() and set with
+ * iptun_flags_init() is passed as it is to the metadata_dst builders
+ * (ip_tun_rx_dst(), udp_tun_rx_dst(), __ip_tun_set_dst(), ...), which
+ * since 6.10 take a pointer to it that must not be NULL.
+ */
+#ifdef TUNNEL_CSUM
+#define IPTUN_DECLARE_FLAGS(name) __be16 name
+#define iptun_flags_init(flags, csum) ((flags) = (csum) ? TUNNEL_CSUM : 0)
+#define iptun_flag_csum(flags) (!!((flags) & TUNNEL_CSUM))
+#define iptun_flag_df(flags) (!!((flags) & TUNNEL_DONT_FRAGMENT))
+#else
+#define IPTUN_DECLARE_FLAGS(name) IP_TUNNEL_DECLARE_FLAGS(name)
+#define iptun_flag_csum(flags) test_bit(IP_TUNNEL_CSUM_BIT, flags)
+#define iptun_flag_df(flags) test_bit(IP_TUNNEL_DONT_FRAGMENT_BIT, flags)
+
+/* 'flags': CSUM if 'csum', nothing else. */
+static inline void iptun_flags_init(unsigned long *flags, bool csum)
+{
+	ip_tunnel_flags_zero(flags);
+	__assign_bit(IP_TUNNEL_CSUM_BIT, flags, csum);
+}
+#endif
 
 /* Netlink attributes of kinds iptun_fou and iptun_gue (IFLA_INFO_DATA).
  * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0013) uses these
