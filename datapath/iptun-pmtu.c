@@ -223,6 +223,11 @@ static void iptun_pmtu_reply(struct iptun_dev *t, struct sk_buff *skb,
 	if (!(ipv4 ? iptun_pmtu_answer4(skb, mtu) : iptun_pmtu_answer6(skb)) ||
 	    !icmp_global_allow(dev_net(dev)))
 		goto drop;
+	/* As __icmp_send(): icmp_global_allow() only looks at the credit
+	 * since Linux 6.11 (and the stable kernels it went to, Debian's 6.1
+	 * among them); the answer takes one.
+	 */
+	icmp_global_consume(dev_net(dev));
 
 	/* The tunnel metadata of a packet from the remote end: its address
 	 * the source, the local one the destination.

@@ -1,0 +1,96 @@
+#! /bin/bash
+# ovs-iptun-kbuild612.sh: builds the kernel module (datapath/) against
+# Debian 13's Linux 6.12 headers, inside a minimal Debian 13 root, as DKMS
+# would build it there: make modules (modpost and BTF included) and "dkms
+# build" with datapath/dkms.conf.  Debian 13's linux-kbuild binaries
+# (modpost, objtool) need glibc 2.38 and do not run on a Debian 12 host;
+# in the root they run as on a Debian 13 machine.
+#
+# The root (debootstrap --variant=minbase trixie, from Debian's archive, its
+# signature checked with debian-archive-keyring; about 2 minutes the first
+# time, 800 MB: the headers pull in the kernel image) is kept in
+# $IPTUN_CACHE/trixie-root (default /var/cache/ovs-iptun) and reused while
+# it has the pinned headers.  Needs root.  Exits 77 (skipped) if Debian's
+# archive no longer serves the pinned headers (a newer 6.12 point release
+# replaced them: update KHDR below).  Prints one line per build,
+# "kbuild612: make modules ok|FAILED" and "kbuild612: dkms build ok|FAILED".
+set -e
+# shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
+. "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
+
+KREL=6.12.117+deb13-amd64
+KHDR="linux-headers-$KREL=6.12.117-1"
+root=${IPTUN_CACHE:-/var/cache/ovs-iptun}/trixie-root
+src=$(cd "$iptun_dir/../datapath" && pwd)
+
+if ! iptun_is_root; then
+    echo "$0: needs root (debootstrap, chroot)" >&2
+    exit 77
+fi
+command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
+
+in_root () { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+cleanup () { umount "$root/proc" 2>/dev/null || true; }
+trap cleanup EXIT
+
+if ! test -e "$root/lib/modules/$KREL/build/Makefile"; then
+    if ! test -x "$root/usr/bin/apt-get"; then
+        rm -rf "$root"
+        mkdir -p "$(dirname "$root")"
+        debootstrap --variant=minbase \
+            --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+            trixie "$root" http://deb.debian.org/debian > "$root.log" 2>&1 || {
+            tail -20 "$root.log" >&2
+            echo "$0: debootstrap of Debian 13 failed" >&2
+            exit 1
+        }
+        # No daemons started by package scripts.
+        printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+        chmod 755 "$root/usr/sbin/policy-rc.d"
+    fi
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    mount -t proc proc "$root/proc"
+    in_root apt-get update -q > "$root.log" 2>&1
+    if ! in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+            --no-install-recommends gcc make libc6-dev dkms "$KHDR" \
+            >> "$root.log" 2>&1; then
+        tail -5 "$root.log" >&2
+        if grep -q "Version '.*' for 'linux-headers-.*' was not found\|Unable to locate package linux-headers" "$root.log"; then
+            echo "$0: Debian's archive no longer serves $KHDR: skipped" >&2
+            exit 77
+        fi
+        echo "$0: installing the 6.12 headers failed" >&2
+        exit 1
+    fi
+    in_root apt-get clean
+    umount "$root/proc"
+fi
+
+# The module's source, as DKMS takes it (/usr/src/NAME-VERSION).
+name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"/\1/p' "$src/dkms.conf")
+version=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"/\1/p' "$src/dkms.conf")
+rm -rf "$root/usr/src/iptun" "$root/usr/src/$name-$version" \
+       "$root/var/lib/dkms/$name"
+cp -r "$src" "$root/usr/src/iptun"
+cp -r "$src" "$root/usr/src/$name-$version"
+
+status=0
+if in_root make -C "/lib/modules/$KREL/build" M=/usr/src/iptun modules \
+       > "$root/usr/src/iptun/build.log" 2>&1 \
+   && test -f "$root/usr/src/iptun/iptun.ko" \
+   && ! grep -E 'warning:|error:|WARNING:' "$root/usr/src/iptun/build.log"; then
+    echo "kbuild612: make modules ok: iptun.ko, vermagic $(in_root modinfo -F vermagic /usr/src/iptun/iptun.ko)"
+else
+    cat "$root/usr/src/iptun/build.log"
+    echo "kbuild612: make modules FAILED"
+    status=1
+fi
+if in_root dkms add "$name/$version" > "$root.dkms.log" 2>&1 \
+   && in_root dkms build -j 1 "$name/$version" -k "$KREL" >> "$root.dkms.log" 2>&1; then
+    echo "kbuild612: dkms build ok: $name/$version for $KREL"
+else
+    tail -30 "$root.dkms.log"
+    echo "kbuild612: dkms build FAILED"
+    status=1
+fi
+exit $status
