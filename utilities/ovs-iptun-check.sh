@@ -13,6 +13,10 @@
 #   guest    the project's system tests that need Linux's ipip and fou
 #            (keyword "guest"), run in a qemu guest booting Debian's 6.1
 #            kernel (utilities/ovs-iptun-guest.sh); needs root
+#   guest612 the kernel datapath's guest tests (keywords "kernel,guest", or
+#            IPTUN_GUEST612_KEYWORDS) on Debian 13's Linux 6.12, with the
+#            module DKMS built there (utilities/ovs-iptun-kbuild612.sh
+#            --install); needs root; not among the defaults
 #
 # TESTSUITEFLAGS (e.g. "-j2" or "-k ipip") is passed to every testsuite
 # run; default "-j2".  The last line is "N passed, N failed, N skipped",
@@ -103,6 +107,80 @@ collect_results () {
     fi
 }
 
+# run_guest NAME KEYWORDS: the system tests with KEYWORDS (autotest's
+# "-k", comma-separated, all of them) in a qemu guest (ovs-iptun-guest.sh:
+# IPTUN_GUEST_KERNEL, IPTUN_GUEST_MODROOT choose its kernel), results as
+# tier NAME.  The guest sees this build tree (read-only, with a writable
+# overlay) and writes the testsuite's logs back on failure.
+#
+# Without a -k in TESTSUITEFLAGS the tests run in two parts: first those
+# that load and unload kernel modules (keyword "modules"), which every other
+# test in the guest would see, one at a time through upstream's
+# check-system-userspace target (which runs its tests one at a time); then
+# all the others two at a time on the guest's two CPUs (each test's hosts
+# are network namespaces of its own), by calling the testsuite as that
+# target does.
+run_guest () {
+    local name=$1 kw=$2 guest_flags modroot kver
+    guest_flags="$FLAGS" IPTUN_CHECK_PARALLEL=
+    case " $FLAGS " in
+    *" -k "*) ;;
+    *) guest_flags="$FLAGS -k iptun,$kw,modules"
+       IPTUN_CHECK_PARALLEL="$FLAGS -k iptun,$kw,!modules -j2" ;;
+    esac
+    echo "=== $name: make check-system-userspace TESTSUITEFLAGS='$guest_flags'${IPTUN_CHECK_PARALLEL:+, then TESTSUITEFLAGS='$IPTUN_CHECK_PARALLEL'} in a qemu guest${IPTUN_GUEST_KERNEL:+ booting $IPTUN_GUEST_KERNEL}"
+    mkdir -p "$log_dir/$name"
+    # The kernel datapath tests need the tunnel module installed (in the
+    # guest overlay only), when it was built for the guest's kernel (not
+    # with IPTUN_GUEST_MODROOT, which has its own): "make modules_install"
+    # here, natively, into a copy of the guest kernel's module directory
+    # (symbolic links to its modules, its index files copied), which the
+    # guest then copies over its own (41 s under TCG when the guest ran make
+    # modules_install itself, mostly kbuild and depmod).
+    modroot=$log_dir/$name/modroot
+    rm -rf "$modroot"
+    if test -z "${IPTUN_GUEST_MODROOT:-}" \
+       && test -n "${IPTUN_TOP_BUILDDIR:-}" \
+       && test -f "$IPTUN_TOP_BUILDDIR/_ovs/kmod/iptun.ko"; then
+        kver=$(iptun_guest_kver)
+        mkdir -p "$modroot/lib/modules"
+        cp -as "/lib/modules/$kver" "$modroot/lib/modules/"
+        for f in "$modroot/lib/modules/$kver"/modules.*; do
+            cp --remove-destination "/lib/modules/$kver/${f##*/}" "$f"
+        done
+        make -s -C "$IPTUN_TOP_BUILDDIR" modules_install \
+             INSTALL_MOD_PATH="$modroot" \
+             > "$log_dir/$name/modules_install.log" 2>&1 \
+            || echo "$name: make modules_install failed"
+    fi
+    export IPTUN_CHECK_PARALLEL
+    TESTSUITEFLAGS="$guest_flags" \
+    bash "$iptun_dir/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-2700}" \
+        -r "$log_dir/$name" bash -c '
+            modroot=$IPTUN_GUEST_RESULTS/modroot/lib/modules/$(uname -r)
+            if test -f "$modroot/extra/iptun.ko"; then
+                mkdir -p "/lib/modules/$(uname -r)/extra"
+                cp "$modroot/extra/iptun.ko" "/lib/modules/$(uname -r)/extra/"
+                cp "$modroot"/modules.* "/lib/modules/$(uname -r)/"
+            fi
+            keep_failed () {
+                cp -r "$OVS_BUILDDIR/tests/system-userspace-testsuite.dir" \
+                      "$IPTUN_GUEST_RESULTS/" 2>/dev/null
+            }
+            rc=0
+            make -C "$OVS_BUILDDIR" check-system-userspace \
+                TESTSUITEFLAGS="$TESTSUITEFLAGS" || { rc=1; keep_failed; }
+            if test -n "$IPTUN_CHECK_PARALLEL"; then
+                cd "$OVS_BUILDDIR" || exit 1
+                # shellcheck disable=SC2086  # one argument per flag
+                /bin/bash "$OVS_SRCDIR/tests/system-userspace-testsuite" \
+                    -C tests AUTOTEST_PATH=utilities:vswitchd:ovsdb:vtep:tests:ipsec:: \
+                    $IPTUN_CHECK_PARALLEL || { rc=1; keep_failed; }
+            fi
+            exit $rc' > "$log_dir/$name.log" 2>&1
+    collect_results "$name" $?
+}
+
 # Runs "make $1 TESTSUITEFLAGS=..." with the given test selection.
 run_suite () {
     target=$1 name=$2
@@ -165,71 +243,37 @@ for tier in $tiers; do
             echo "guest: skipped (needs root)" > "$log_dir/guest.results"
             continue
         fi
-        # The guest sees this build tree (read-only, with a writable
-        # overlay) and writes the testsuite's logs back on failure.
-        #
-        # The whole tier (no -k given) runs in two parts: first the tests
-        # that load and unload kernel modules (keyword "modules"), which
-        # every other test in the guest would see, one at a time through
-        # upstream's check-system-userspace target (which runs its tests one
-        # at a time); then all the others two at a time on the guest's two
-        # CPUs (each test's hosts are network namespaces of its own), by
-        # calling the testsuite as that target does.
-        guest_flags="$FLAGS" IPTUN_CHECK_PARALLEL=
-        case " $FLAGS " in
-        *" -k "*) ;;
-        *) guest_flags="$FLAGS -k iptun,guest,modules"
-           IPTUN_CHECK_PARALLEL="$FLAGS -k iptun,guest,!modules -j2" ;;
-        esac
-        echo "=== guest: make check-system-userspace TESTSUITEFLAGS='$guest_flags'${IPTUN_CHECK_PARALLEL:+, then TESTSUITEFLAGS='$IPTUN_CHECK_PARALLEL'} in a qemu guest"
-        mkdir -p "$log_dir/guest"
-        # The kernel datapath tests need the tunnel module installed (in the
-        # guest overlay only), when it was built: "make modules_install"
-        # here, natively, into a copy of the guest kernel's module
-        # directory (symbolic links to its modules, its index files copied),
-        # which the guest then copies over its own (41 s under TCG when the
-        # guest ran make modules_install itself, mostly kbuild and depmod).
-        modroot=$log_dir/guest/modroot
-        rm -rf "$modroot"
-        if test -n "${IPTUN_TOP_BUILDDIR:-}" \
-           && test -f "$IPTUN_TOP_BUILDDIR/_ovs/kmod/iptun.ko"; then
-            kver=$(iptun_guest_kver)
-            mkdir -p "$modroot/lib/modules"
-            cp -as "/lib/modules/$kver" "$modroot/lib/modules/"
-            for f in "$modroot/lib/modules/$kver"/modules.*; do
-                cp --remove-destination "/lib/modules/$kver/${f##*/}" "$f"
-            done
-            make -s -C "$IPTUN_TOP_BUILDDIR" modules_install \
-                 INSTALL_MOD_PATH="$modroot" \
-                 > "$log_dir/guest/modules_install.log" 2>&1 \
-                || echo "guest: make modules_install failed"
+        run_guest guest guest
+        ;;
+    guest612)
+        # The kernel datapath's tests on Debian 13's Linux 6.12, with the
+        # module that DKMS built and installed in the Debian 13 root of
+        # ovs-iptun-kbuild612.sh (which boots there with its own modules).
+        if ! iptun_is_root; then
+            echo "=== guest612: skipped (needs root)"
+            echo "guest612: skipped (needs root)" > "$log_dir/guest612.results"
+            continue
         fi
-        export IPTUN_CHECK_PARALLEL
-        TESTSUITEFLAGS="$guest_flags" \
-        bash "$iptun_dir/ovs-iptun-guest.sh" -t "${IPTUN_GUEST_TIMEOUT:-2700}" \
-            -r "$log_dir/guest" bash -c '
-                modroot=$IPTUN_GUEST_RESULTS/modroot/lib/modules/$(uname -r)
-                if test -f "$modroot/extra/iptun.ko"; then
-                    mkdir -p "/lib/modules/$(uname -r)/extra"
-                    cp "$modroot/extra/iptun.ko" "/lib/modules/$(uname -r)/extra/"
-                    cp "$modroot"/modules.* "/lib/modules/$(uname -r)/"
-                fi
-                keep_failed () {
-                    cp -r "$OVS_BUILDDIR/tests/system-userspace-testsuite.dir" \
-                          "$IPTUN_GUEST_RESULTS/" 2>/dev/null
-                }
-                rc=0
-                make -C "$OVS_BUILDDIR" check-system-userspace \
-                    TESTSUITEFLAGS="$TESTSUITEFLAGS" || { rc=1; keep_failed; }
-                if test -n "$IPTUN_CHECK_PARALLEL"; then
-                    cd "$OVS_BUILDDIR" || exit 1
-                    # shellcheck disable=SC2086  # one argument per flag
-                    /bin/bash "$OVS_SRCDIR/tests/system-userspace-testsuite" \
-                        -C tests AUTOTEST_PATH=utilities:vswitchd:ovsdb:vtep:tests:ipsec:: \
-                        $IPTUN_CHECK_PARALLEL || { rc=1; keep_failed; }
-                fi
-                exit $rc' > "$log_dir/guest.log" 2>&1
-        collect_results guest $?
+        mkdir -p "$log_dir/guest612"
+        kb_status=0
+        bash "$iptun_dir/ovs-iptun-kbuild612.sh" --install \
+            > "$log_dir/guest612/kbuild612.log" 2>&1 || kb_status=$?
+        if test $kb_status != 0; then
+            tail -20 "$log_dir/guest612/kbuild612.log"
+            if test $kb_status = 77; then
+                echo "guest612: skipped (no Debian 13 6.12 headers)" \
+                    > "$log_dir/guest612.results"
+            else
+                echo "guest612: FAILED (the 6.12 module did not build)" \
+                    > "$log_dir/guest612.results"
+            fi
+            continue
+        fi
+        IPTUN_GUEST_KERNEL=$(iptun_k612_root)/boot/vmlinuz-$IPTUN_K612_RELEASE
+        IPTUN_GUEST_MODROOT=$(iptun_k612_root)
+        export IPTUN_GUEST_KERNEL IPTUN_GUEST_MODROOT
+        run_guest guest612 "${IPTUN_GUEST612_KEYWORDS:-kernel,guest}"
+        unset IPTUN_GUEST_KERNEL IPTUN_GUEST_MODROOT
         ;;
     *)
         echo "$0: unknown tier '$tier'" >&2

@@ -56,6 +56,11 @@ if test ! -r "$kernel"; then
     exit 125
 fi
 kver=${kernel##*/vmlinuz-}
+# IPTUN_GUEST_MODROOT: a root directory whose lib/modules/KVER holds the
+# booted kernel's modules when the host has none for it (Debian 13's 6.12
+# in the root that ovs-iptun-kbuild612.sh makes): the initramfs takes its
+# modules from there, and the guest sees that directory as its own.
+modroot=${IPTUN_GUEST_MODROOT:-}
 for tool in qemu-system-x86_64 modprobe cpio; do
     command -v $tool >/dev/null || {
         echo "$0: $tool is missing (apt-get install qemu-system-x86 kmod cpio)" >&2
@@ -71,14 +76,14 @@ test -x "$busybox" || {
 # The initramfs: busybox, the modules needed to reach the host's files,
 # and an init that mounts them and runs /cmd.sh from the results share.
 cache=${IPTUN_GUEST_CACHE:-/var/cache/ovs-iptun-guest}
-initrd=$cache/initrd-$kver.cpio.gz
+initrd=$cache/initrd-$kver${modroot:+-modroot}.cpio.gz
 if test ! -s "$initrd" || test "$0" -nt "$initrd"; then
     mkdir -p "$cache"
     stage=$(mktemp -d)
     mkdir -p "$stage"/{bin,dev,proc,sys,mnt/lower,mnt/rw,mnt/root,lib/modules}
     cp "$busybox" "$stage/bin/busybox"
     for m in virtio_pci 9pnet_virtio 9p overlay; do
-        modprobe -S "$kver" --show-depends $m
+        modprobe ${modroot:+-d "$modroot"} -S "$kver" --show-depends $m
     done | awk '$1 == "insmod" && !seen[$2]++ { print $2 }' \
         > "$stage/modules.order"
     while read -r ko; do
@@ -114,6 +119,12 @@ mount -t tmpfs shm /mnt/root/dev/shm
 mount -t tmpfs run /mnt/root/run
 mkdir -p "/mnt/root$results"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 results "/mnt/root$results"
+modroot=$(sed -n 's/.*iptun.modroot=\([^ ]*\).*/\1/p' /proc/cmdline)
+if test -n "$modroot"; then
+    kver=$(uname -r)
+    mkdir -p "/mnt/root/lib/modules/$kver"
+    mount -o bind "/mnt/root$modroot/lib/modules/$kver" "/mnt/root/lib/modules/$kver"
+fi
 # Make the overlay the real root, so that the kernel's module loader (and
 # everything else) sees the host's files, then run the command.
 cat > /mnt/root/run/iptun-init <<EOS
@@ -178,7 +189,7 @@ timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
     -accel $accel -m "$mem" -smp "$cpus" -cpu max \
     -nographic -no-reboot -nodefaults -serial stdio -display none \
     -kernel "$kernel" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug} iptun.9pcache=$cache_mode" \
+    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug} iptun.9pcache=$cache_mode${modroot:+ iptun.modroot=$modroot}" \
     -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none \

@@ -12,15 +12,19 @@
 # $IPTUN_CACHE/trixie-root (default /var/cache/ovs-iptun) and reused while
 # it has the pinned headers.  Needs root.  Exits 77 (skipped) if Debian's
 # archive no longer serves the pinned headers (a newer 6.12 point release
-# replaced them: update KHDR below).  Prints one line per build,
-# "kbuild612: make modules ok|FAILED" and "kbuild612: dkms build ok|FAILED".
+# replaced them: update IPTUN_K612_* in ovs-iptun-lib.sh).  Prints one line
+# per build, "kbuild612: make modules ok|FAILED" and "kbuild612: dkms build
+# ok|FAILED".  With --install, then "dkms install" in the root too (its
+# /lib/modules/6.12...: the guest tier's "guest612" boots with it).
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
 . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 
-KREL=6.12.117+deb13-amd64
-KHDR="linux-headers-$KREL=6.12.117-1"
-root=${IPTUN_CACHE:-/var/cache/ovs-iptun}/trixie-root
+KREL=$IPTUN_K612_RELEASE
+KHDR=$IPTUN_K612_HEADERS
+root=$(iptun_k612_root)
+install=no
+test "${1:-}" = --install && install=yes
 src=$(cd "$iptun_dir/../datapath" && pwd)
 
 if ! iptun_is_root; then
@@ -92,5 +96,14 @@ else
     tail -30 "$root.dkms.log"
     echo "kbuild612: dkms build FAILED"
     status=1
+fi
+if test $install = yes && test $status = 0; then
+    if in_root dkms install "$name/$version" -k "$KREL" >> "$root.dkms.log" 2>&1; then
+        echo "kbuild612: dkms install ok: $(in_root modinfo -k "$KREL" -n iptun)"
+    else
+        tail -30 "$root.dkms.log"
+        echo "kbuild612: dkms install FAILED"
+        status=1
+    fi
 fi
 exit $status

@@ -254,6 +254,14 @@ iptun_guest_kver () {
     echo "${kernel##*/vmlinuz-}"
 }
 
+# Debian 13's Linux 6.12 (ovs-iptun-kbuild612.sh): the release, its pinned
+# headers package, and the Debian 13 root that holds them and the kernel.
+IPTUN_K612_RELEASE=6.12.117+deb13-amd64
+IPTUN_K612_HEADERS="linux-headers-$IPTUN_K612_RELEASE=6.12.117-1"
+iptun_k612_root () {
+    echo "${IPTUN_CACHE:-/var/cache/ovs-iptun}/trixie-root"
+}
+
 iptun_fetch_src () {
     local suite=$1 pkg=$2 ver=$3 sums=$4 dest=$5 src
     local stamp
