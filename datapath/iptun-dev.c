@@ -794,13 +794,17 @@ static int iptun_init(struct net_device *dev)
 	struct iptun_dev *t = netdev_priv(dev);
 	int err;
 
+#ifndef IPTUN_CORE_TSTATS
 	dev->tstats = netdev_alloc_pcpu_stats(struct pcpu_sw_netstats);
 	if (!dev->tstats)
 		return -ENOMEM;
+#endif
 	err = gro_cells_init(&t->gro_cells, dev);
 	if (err) {
+#ifndef IPTUN_CORE_TSTATS
 		free_percpu(dev->tstats);
 		dev->tstats = NULL;
+#endif
 		return err;
 	}
 	return 0;
@@ -811,8 +815,10 @@ static void iptun_free(struct net_device *dev)
 	struct iptun_dev *t = netdev_priv(dev);
 
 	gro_cells_destroy(&t->gro_cells);
+#ifndef IPTUN_CORE_TSTATS
 	free_percpu(dev->tstats);
 	dev->tstats = NULL;
+#endif
 }
 
 static const struct net_device_ops iptun_netdev_ops = {
@@ -843,6 +849,9 @@ void iptun_dev_setup(struct net_device *dev)
 	dev->mtu = dev->max_mtu;
 	dev->priv_flags |= IFF_NO_QUEUE;
 	dev->needs_free_netdev = true;
+#ifdef IPTUN_CORE_TSTATS
+	dev->pcpu_stat_type = NETDEV_PCPU_STAT_TSTATS;
+#endif
 	dev->priv_destructor = iptun_free;
 	dev->features |= NETIF_F_RXCSUM | IPTUN_FEATURES;
 	/* Linux 6.12 made these two features device flags; netns_local is

@@ -98,7 +98,7 @@ else
     status=1
 fi
 if test $install = yes && test $status = 0; then
-    if in_root dkms install "$name/$version" -k "$KREL" >> "$root.dkms.log" 2>&1; then
+    if in_root dkms install --force "$name/$version" -k "$KREL" >> "$root.dkms.log" 2>&1; then
         echo "kbuild612: dkms install ok: $(in_root modinfo -k "$KREL" -n iptun)"
     else
         tail -30 "$root.dkms.log"
