@@ -91,13 +91,25 @@ select_tests () {
 }
 
 # Keeps the per-test result lines of tier $1's log (without the colors a
-# terminal gets) in $1.results; $2 is the exit status of the run.
+# terminal gets) in $1.results; $2 is the exit status of the run.  A test
+# run twice (upstream's RECHECK) keeps its last result; the ones that
+# failed first are listed in $1.rechecked.
 collect_results () {
     name=$1 status=$2
     sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$log_dir/$name.log" \
         | grep -aE '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
-        > "$log_dir/$name.results"
+        > "$log_dir/$name.all"
+    awk '{ n = $1 + 0 } !(n in last) { order[++k] = n }
+         { if (n in last && last[n] ~ /FAILED/) again[n] = last[n]; last[n] = $0 }
+         END { for (i = 1; i <= k; i++) print last[order[i]]
+               for (n in again) print again[n] > "/dev/stderr" }' \
+        "$log_dir/$name.all" > "$log_dir/$name.results" \
+        2> "$log_dir/$name.rechecked"
     cat "$log_dir/$name.results"
+    if test -s "$log_dir/$name.rechecked"; then
+        echo "$name: failed once, passed when run again (upstream's RECHECK):"
+        sed 's/^/    /' "$log_dir/$name.rechecked"
+    fi
     if test "$status" -ne 0 \
        && ! grep -q 'FAILED' "$log_dir/$name.results"; then
         # The suite failed without a test failing: a build or harness error.
@@ -181,13 +193,15 @@ run_guest () {
     collect_results "$name" $?
 }
 
-# Runs "make $1 TESTSUITEFLAGS=..." with the given test selection.
+# Runs "make $1 TESTSUITEFLAGS=..." with the given test selection;
+# RECHECK=yes in the environment runs the failed tests once more
+# (upstream's own CI does so for its timing-sensitive tests).
 run_suite () {
     target=$1 name=$2
     shift 2
     echo "=== $name: make $target TESTSUITEFLAGS='$FLAGS $*'"
     $MAKE -C "$OVS_BUILDDIR" "$target" TESTSUITEFLAGS="$FLAGS $*" \
-        > "$log_dir/$name.log" 2>&1
+        RECHECK="${RECHECK:-no}" > "$log_dir/$name.log" 2>&1
     status=$?
     # The unit tier runs the testsuite twice: keep the failed tests' logs
     # of each run.
@@ -220,8 +234,13 @@ for tier in $tiers; do
         # empty selection runs nothing.)
         tests=$(select_tests "$log_dir/unit.list" "$UPSTREAM_FILES")
         # shellcheck disable=SC2086  # one argument per test or range
+        # Upstream's tests get a second run when they fail (some depend on
+        # a revalidator's dump finishing before appctl returns, e.g. the
+        # bond rebalance interval test: failed once of many CI runs at
+        # -j8); the project's own do not.
         test -z "$tests" \
-            || run_suite check upstream -j"${IPTUN_UPSTREAM_JOBS:-8}" $tests
+            || RECHECK=yes run_suite check upstream \
+                   -j"${IPTUN_UPSTREAM_JOBS:-8}" $tests
         tests=$(select_tests "$log_dir/unit.list" "$UPSTREAM_FILES" iptun)
         # shellcheck disable=SC2086  # one argument per test or range
         test -z "$tests" || run_suite check unit $tests
