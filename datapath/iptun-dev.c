@@ -191,6 +191,10 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 	}
 
 remcsum:
+	/* Always, whatever skb->remcsum_offload says: GRO undoes its own
+	 * (iptun-gro.c), and a sender's GSO sets the flag on the segments it
+	 * cuts, which a veth hands to its peer as they are.
+	 */
 	if (rc && !iptun_remcsum(skb, rc)) {
 		DEV_STATS_INC(dev, rx_length_errors);
 		goto drop_md;
@@ -711,6 +715,10 @@ static struct socket *iptun_sock_open(struct iptun_dev *t, bool ipv6)
 		.sk_user_data = t,
 		.encap_type = 1,
 		.encap_rcv = t->gue ? iptun_gue_rcv : iptun_fou_rcv,
+		.gro_receive = t->gue ? iptun_gue_gro_receive
+				      : iptun_fou_gro_receive,
+		.gro_complete = t->gue ? iptun_gue_gro_complete
+				       : iptun_fou_gro_complete,
 	};
 	struct udp_port_cfg cfg = {	/* local_ip(6): any address */
 		.family = ipv6 ? AF_INET6 : AF_INET,

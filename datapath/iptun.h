@@ -69,7 +69,9 @@ struct iptun_dev {
 };
 
 struct ip_tunnel_key;
+struct list_head;
 struct sk_buff;
+struct sock;
 
 void iptun_dev_setup(struct net_device *dev);
 
@@ -83,6 +85,16 @@ void iptun_dev_setup(struct net_device *dev);
 int iptun_pmtu_check(struct iptun_dev *t, struct sk_buff *skb, u32 mtu,
 		     const struct ip_tunnel_key *key, bool outer6,
 		     const void *saddr);
+
+/* GRO of the fou and gue devices' UDP sockets (iptun-gro.c), as
+ * udp_tunnel_sock_cfg's gro_receive and gro_complete.
+ */
+struct sk_buff *iptun_fou_gro_receive(struct sock *sk, struct list_head *head,
+				      struct sk_buff *skb);
+int iptun_fou_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff);
+struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
+				      struct sk_buff *skb);
+int iptun_gue_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff);
 
 int iptun_dev_init_module(void);
 void iptun_dev_exit_module(void);
