@@ -479,15 +479,23 @@ static void iptun_gue_push(struct sk_buff *skb, u8 ipproto)
 
 /* Transmit over an IPv4 underlay.  Consumes the skb; returns 0 or a
  * negative error after counting it (the caller counts the drop).
+ *
+ * The route comes from the metadata's dst_cache when it has one (Open
+ * vSwitch's set(tunnel()) action gives each flow's metadata one), as for
+ * Linux's metadata-mode vxlan and geneve: one route lookup per flow and
+ * CPU, not per packet, until the route changes or learns a path MTU
+ * (dst_check()).  Not with a packet mark or TUNNEL_NOCACHE, as theirs.
  */
 static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
-		       const struct ip_tunnel_key *key, u8 ipproto,
+		       struct ip_tunnel_info *info, u8 ipproto,
 		       struct socket *sock, __be16 dport)
 {
+	const struct ip_tunnel_key *key = &info->key;
+	bool use_cache = ip_tunnel_dst_cache_usable(skb, info);
 	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
 	int hlen = iptun_hlen(t, false);
-	struct rtable *rt;
+	struct rtable *rt = NULL;
 	struct flowi4 fl4;
 	__be16 df;
 	u8 tos, ttl;
@@ -498,15 +506,22 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 			    key->u.ipv4.dst, key->u.ipv4.src, 0, RT_TOS(tos),
 			    net, 0, skb->mark, skb_get_hash(skb),
 			    key->flow_flags);
-	rt = ip_route_output_key(net, &fl4);
-	if (IS_ERR(rt)) {
-		DEV_STATS_INC(dev, tx_carrier_errors);
-		return PTR_ERR(rt);
-	}
-	if (rt->dst.dev == dev) {
-		/* The route to the remote goes into this tunnel. */
-		DEV_STATS_INC(dev, collisions);
-		goto err_rt;
+	if (use_cache)
+		rt = dst_cache_get_ip4(&info->dst_cache, &fl4.saddr);
+	if (!rt) {
+		rt = ip_route_output_key(net, &fl4);
+		if (IS_ERR(rt)) {
+			DEV_STATS_INC(dev, tx_carrier_errors);
+			return PTR_ERR(rt);
+		}
+		if (rt->dst.dev == dev) {
+			/* The route to the remote goes into this tunnel. */
+			DEV_STATS_INC(dev, collisions);
+			goto err_rt;
+		}
+		if (use_cache)
+			dst_cache_set_ip4(&info->dst_cache, &rt->dst,
+					  fl4.saddr);
 	}
 
 	df = iptun_flag_df(key->tun_flags) ? htons(IP_DF) : 0;
@@ -530,7 +545,14 @@ static int iptun_xmit4(struct iptun_dev *t, struct sk_buff *skb,
 		bool csum = iptun_flag_csum(key->tun_flags);
 		__be16 sport;
 
-		if (udp_tunnel_handle_offloads(skb, csum))
+		/* GSO types as Linux's ipip and sit with "encap fou" give
+		 * theirs: the UDP tunnel's and the IP-in-IP one beneath it,
+		 * which the inner protocol's segmentation (ipip_gso_segment(),
+		 * sit_gso_segment()) requires: without it, a device that
+		 * cannot segment UDP tunnels itself drops every GSO packet.
+		 */
+		if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP4) ||
+		    udp_tunnel_handle_offloads(skb, csum))
 			goto err_rt;
 		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
@@ -563,13 +585,15 @@ err_rt:
  * (iptun-pmtu.c).  Consumes the skb.
  */
 static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
-		       const struct ip_tunnel_key *key, u8 ipproto,
+		       struct ip_tunnel_info *info, u8 ipproto,
 		       struct socket *sock, __be16 dport)
 {
+	const struct ip_tunnel_key *key = &info->key;
+	bool use_cache = ip_tunnel_dst_cache_usable(skb, info);
 	struct net_device *dev = t->dev;
 	struct net *net = dev_net(dev);
 	int hlen = iptun_hlen(t, true);
-	struct dst_entry *dst;
+	struct dst_entry *dst = NULL;
 	struct ipv6hdr *ip6h;
 	struct flowi6 fl6;
 	__be32 label;
@@ -583,16 +607,24 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	fl6.saddr = key->u.ipv6.src;
 	prio = key->tos;
 	fl6.flowlabel = ip6_make_flowinfo(RT_TOS(prio), key->label);
-	dst = ipv6_stub->ipv6_dst_lookup_flow(net, sock ? sock->sk : NULL,
-					      &fl6, NULL);
-	if (IS_ERR(dst)) {
-		DEV_STATS_INC(dev, tx_carrier_errors);
-		kfree_skb(skb);
-		return PTR_ERR(dst);
-	}
-	if (dst->dev == dev) {
-		DEV_STATS_INC(dev, collisions);
-		goto err_dst;
+	/* The route from the metadata's dst_cache, as over IPv4. */
+	if (use_cache)
+		dst = dst_cache_get_ip6(&info->dst_cache, &fl6.saddr);
+	if (!dst) {
+		dst = ipv6_stub->ipv6_dst_lookup_flow(net,
+						      sock ? sock->sk : NULL,
+						      &fl6, NULL);
+		if (IS_ERR(dst)) {
+			DEV_STATS_INC(dev, tx_carrier_errors);
+			kfree_skb(skb);
+			return PTR_ERR(dst);
+		}
+		if (dst->dev == dev) {
+			DEV_STATS_INC(dev, collisions);
+			goto err_dst;
+		}
+		if (use_cache)
+			dst_cache_set_ip6(&info->dst_cache, dst, &fl6.saddr);
 	}
 
 	frag = iptun_pmtu_check(t, skb, dst_mtu(dst) - hlen, key, true,
@@ -615,7 +647,9 @@ static int iptun_xmit6(struct iptun_dev *t, struct sk_buff *skb,
 	if (t->fou) {
 		__be16 sport;
 
-		if (udp_tunnel_handle_offloads(skb, true))
+		/* (ip4ip6_gso_segment(), ip6ip6_gso_segment(): IPXIP6.) */
+		if (iptunnel_handle_offloads(skb, SKB_GSO_IPXIP6) ||
+		    udp_tunnel_handle_offloads(skb, true))
 			goto err_dst;
 		skb_set_inner_ipproto(skb, ipproto);
 		sport = udp_flow_src_port(net, skb, 0, 0, true);
@@ -652,7 +686,7 @@ err_dst:
 static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 {
 	struct iptun_dev *t = netdev_priv(dev);
-	const struct ip_tunnel_info *info;
+	struct ip_tunnel_info *info;
 	struct socket *sock = NULL;
 	__be16 dport = 0;
 	bool outer6;
@@ -690,9 +724,9 @@ static netdev_tx_t iptun_xmit(struct sk_buff *skb, struct net_device *dev)
 	}
 
 	if (outer6)
-		err = iptun_xmit6(t, skb, &info->key, ipproto, sock, dport);
+		err = iptun_xmit6(t, skb, info, ipproto, sock, dport);
 	else
-		err = iptun_xmit4(t, skb, &info->key, ipproto, sock, dport);
+		err = iptun_xmit4(t, skb, info, ipproto, sock, dport);
 	if (err) {
 		DEV_STATS_INC(dev, tx_errors);
 		DEV_STATS_INC(dev, tx_dropped);

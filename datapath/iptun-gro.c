@@ -128,9 +128,8 @@ int iptun_fou_gro_complete(struct sock *sk, struct sk_buff *skb, int nhoff)
 /* gue: what iptun_gue_rcv() takes, and nothing else: variant 1 (the inner
  * IPv4 or IPv6 header itself) or a variant 0 data message with protocol 4
  * or 41, the P flag alone, and of the private flags remote checksum
- * offload alone; of these, packets without a remote checksum offload are
- * merged, and only with packets whose GUE headers, optional fields
- * included, are the same.
+ * offload alone.  Packets merge only with packets whose GUE headers,
+ * optional fields included, are the same.
  */
 struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
 				      struct sk_buff *skb)
@@ -138,6 +137,7 @@ struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
 	unsigned int off = skb_gro_offset(skb);
 	size_t len = off + sizeof(struct guehdr);
 	struct sk_buff *pp = NULL;
+	struct gro_remcsum grc;
 	struct guehdr *guehdr;
 	size_t optlen, hdrlen;
 	struct sk_buff *p;
@@ -145,6 +145,7 @@ struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
 	u8 ver;
 	int flush = 1;
 
+	skb_gro_remcsum_init(&grc);
 	guehdr = skb_gro_header(skb, len, off);
 	if (!guehdr || !rcu_dereference_sk_user_data(sk))
 		goto out;
@@ -181,22 +182,47 @@ struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
 		goto out;
 	}
 	hdrlen = sizeof(*guehdr) + optlen;
+	/* NAPI_GRO_CB(skb)->csum from the inner packet on, where a remote
+	 * checksum offload's start counts from.
+	 */
+	skb_gro_postpull_rcsum(skb, guehdr, hdrlen);
 
 	if (guehdr->flags & GUE_FLAG_PRIV) {
 		__be32 pflags = *(__be32 *)&guehdr[1];
+		__be16 *pd;
 
-		/* A remote checksum offload: not merged (the receive path
-		 * completes it, packet by packet).  Processed here as Linux's
-		 * gue_gro_remcsum() does, the merged packets' payload came out
-		 * altered in our trials (2 MiB over TCP, another SHA-256),
-		 * cause not found.
-		 */
-		if (pflags)
+		if (pflags & ~GUE_PFLAG_REMCSUM)
 			goto out;
+		if (pflags & GUE_PFLAG_REMCSUM) {
+			/* A remote checksum offload, as Linux's
+			 * gue_gro_remcsum() without
+			 * FOU_F_REMCSUM_NOPARTIAL: GRO does not check the inner
+			 * checksum that the sender left to the receiver (the
+			 * outer UDP checksum, which GRO checked, covers the
+			 * packet); the receive path completes it in the merged
+			 * packet.  Not with NOPARTIAL: that writes the checksum
+			 * here and undoes it when the packet leaves GRO, at
+			 * the same offset from skb->data, which for a packet
+			 * merged onto the frag_list GRO has moved to the
+			 * payload (2 bytes of payload altered).  Whatever
+			 * skb->remcsum_offload says on arrival: a sender's GSO
+			 * sets it on the segments it cuts, and a veth hands
+			 * them on with it (Linux's gue trusts it, and merges
+			 * nothing: the inner checksum fails GRO's check).  A
+			 * valid (checked) outer checksum is required.
+			 */
+			if (!NAPI_GRO_CB(skb)->csum_valid)
+				goto out;
+			pd = (__be16 *)((u8 *)&guehdr[1] + GUE_LEN_PRIV);
+			guehdr = skb_gro_remcsum_process(skb, guehdr, off,
+							 hdrlen, ntohs(pd[0]),
+							 ntohs(pd[1]), &grc,
+							 false);
+			skb->remcsum_offload = 1;
+		}
 	}
 
 	skb_gro_pull(skb, hdrlen);
-	skb_gro_postpull_rcsum(skb, guehdr, hdrlen);
 	list_for_each_entry(p, head, list) {
 		const struct guehdr *guehdr2;
 
@@ -211,7 +237,7 @@ struct sk_buff *iptun_gue_gro_receive(struct sock *sk, struct list_head *head,
 	flush = 0;
 
 out:
-	skb_gro_flush_final(skb, pp, flush);
+	skb_gro_flush_final_remcsum(skb, pp, flush, &grc);
 	return pp;
 }
 

@@ -41,7 +41,13 @@
 # is one peer), IPTUN_LINUX_OPTIONS (extra "ip link add ... type ipip"
 # options of a Linux host, e.g. "encap fou encap-sport auto encap-dport 5555
 # encap-csum"), IPTUN_LINUX_FOU_PORT (a Linux host's "ip fou add port"
-# receive port), IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the
+# receive port), IPTUN_LINUX_FOU_TYPE (what it receives there: "ipproto 4",
+# the default, or "gue"), IPTUN_LINUX_KIND (the Linux host's device:
+# "ipip", the default, "gre" (L3, for an OVS "gre" port with
+# options:packet_type=legacy_l3) or "vxlan" (VNI 0, UDP port 4789, an
+# Ethernet device: it takes the MAC address that the OVS host's overlay
+# neighbour entry gives it, and a static one for the OVS host's address)),
+# IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the
 # default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU;
 # "default", the default, leaves OVS's 1500 and Linux's own, the underlay's
 # less the tunnel's headers: both datapaths answer packets too big for the
@@ -163,10 +169,10 @@ route_ovs () {
         "in_port=LOCAL,ip,nw_dst=$(overlay_ip "$peer"),actions=$actions"
 }
 
-# setup_linux HOST PEER: a Linux ipip device on HOST to PEER, over fou if
-# IPTUN_LINUX_FOU_PORT is set.
+# setup_linux HOST PEER: a Linux ipip (or IPTUN_LINUX_KIND) device on HOST
+# to PEER, over fou if IPTUN_LINUX_FOU_PORT is set.
 setup_linux () {
-    local h=$1 peer=$2
+    local h=$1 peer=$2 kind=${IPTUN_LINUX_KIND:-ipip}
     # The userspace datapath reads the veth with AF_PACKET, which does not
     # complete checksums left to offload: the Linux side must compute them.
     nsexec "$h" ethtool -K "to-$peer" tx off >/dev/null
@@ -174,14 +180,41 @@ setup_linux () {
     if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
         # fou has no module alias for its generic netlink family.
         modprobe fou
-        nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" ipproto 4
+        # shellcheck disable=SC2086  # "ipproto 4" is two arguments
+        nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" \
+            ${IPTUN_LINUX_FOU_TYPE:-ipproto 4}
     fi
-    # shellcheck disable=SC2086
-    nsexec "$h" ip link add tun0 type ipip local "$(underlay_ip "$h")" \
-        remote "$(underlay_ip "$peer")" ttl 64 ${IPTUN_LINUX_OPTIONS:-}
+    case $kind in
+    ipip|gre)
+        # shellcheck disable=SC2086
+        nsexec "$h" ip link add tun0 type "$kind" \
+            local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
+            ttl 64 ${IPTUN_LINUX_OPTIONS:-}
+        ;;
+    vxlan)
+        # shellcheck disable=SC2086
+        nsexec "$h" ip link add tun0 address 02:00:00:00:00:01 type vxlan \
+            id 0 local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
+            dstport 4789 ttl 64 ${IPTUN_LINUX_OPTIONS:-}
+        ;;
+    *)
+        echo "$0: IPTUN_LINUX_KIND: ipip, gre or vxlan, not $kind" >&2
+        return 1
+        ;;
+    esac
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev tun0
     overlay_mtu "$h" tun0
     nsexec "$h" ip link set tun0 up
+}
+
+# neigh_linux HOST PEER: an Ethernet tunnel (vxlan) on Linux host HOST
+# reaches OVS host PEER's overlay address at PEER's br-ov, without ARP
+# (OVS's flows take IP alone).
+neigh_linux () {
+    if test "${IPTUN_LINUX_KIND:-ipip}" = vxlan && is_ovs "$2"; then
+        nsexec "$1" ip neigh replace "$(overlay_ip "$2")" \
+            lladdr "$(nsexec "$2" cat /sys/class/net/br-ov/address)" dev tun0
+    fi
 }
 
 cmd_up () {
@@ -225,6 +258,7 @@ cmd_up () {
             route_ovs "$h" a
         else
             setup_linux "$h" a
+            neigh_linux "$h" a
         fi
     done
 
