@@ -191,9 +191,10 @@ static int iptun_rcv(struct iptun_dev *t, struct sk_buff *skb, int hdr_len,
 	}
 
 remcsum:
-	/* Always, whatever skb->remcsum_offload says: GRO undoes its own
-	 * (iptun-gro.c), and a sender's GSO sets the flag on the segments it
-	 * cuts, which a veth hands to its peer as they are.
+	/* Always, whatever skb->remcsum_offload says: GRO leaves the
+	 * inner checksum to this path (iptun-gro.c clears the flag), and a
+	 * sender's GSO sets the flag on the segments it cuts, which a veth
+	 * hands to its peer as they are.
 	 */
 	if (rc && !iptun_remcsum(skb, rc)) {
 		DEV_STATS_INC(dev, rx_length_errors);

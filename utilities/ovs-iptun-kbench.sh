@@ -70,21 +70,23 @@ wire () {
         >/dev/null
 }
 
-stat () { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
+# dev_stat NAMESPACE DEVICE COUNTER: a device counter.
+dev_stat () { ip netns exec "$1" cat "/sys/class/net/$2/statistics/$3"; }
 
 # run ROW GRO: the row's eight numbers for GRO on or off.
 run () {
-    local row=$1 gro=$2 kind=${1%%-*} type=${1#*-} dev n seg0 dec0 p
+    local row=$1 gro=$2 kind=${1%%-*} dev n seg0 dec0 p
     wire "$gro"
     dev=$DEV
     test "$kind" = ovs || dev=tun0
     for n in 1 4; do
-        seg0=$(stat kb-b to-a tx_packets) dec0=$(stat kb-a "$dev" rx_packets)
+        seg0=$(dev_stat kb-b to-a tx_packets)
+        dec0=$(dev_stat kb-a "$dev" rx_packets)
         iptun_iperf_rate kb-a 10.10.0.1 kb-b "$T" "$n" \
             > "$out/$row.$gro.rx$n"
         if test "$n" = 1; then
-            $iptun_py -c "print('%.3f' % (($(stat kb-a "$dev" rx_packets) - \
-                $dec0) / ($(stat kb-b to-a tx_packets) - $seg0)))" \
+            $iptun_py -c "print('%.3f' % (($(dev_stat kb-a "$dev" rx_packets) - \
+                $dec0) / ($(dev_stat kb-b to-a tx_packets) - $seg0)))" \
                 > "$out/$row.$gro.agg"
         fi
         iptun_iperf_rate kb-b 10.10.0.2 kb-a "$T" "$n" \
