@@ -32,7 +32,17 @@ of the payload's bytes, to tell a payload intact.  Outer UDP is fou's, or
 gue's with its 4-byte header when the UDP destination port is GUE_PORT
 (second argument, default none).
 
-usage: iptun-segments.py PCAP [GUE_PORT]
+With --nic-tso SEGSZ, a packet carrying more than SEGSZ bytes of TCP
+payload (a TSO packet a port took whole) is first cut into segments as a NIC
+with tunnel TSO cuts it (DPDK's RTE_MBUF_F_TX_TCP_SEG with a tunnel flag,
+without outer UDP checksum offload): per segment the outer and inner IP
+lengths, IPv4 IDs (plus the segment's number) and header checksums, the
+outer UDP length, the TCP sequence number, PSH and FIN (last segment only)
+and the TCP checksum; the outer UDP checksum is copied as the packet has it
+(it must already be right for each segment, as Linux's GSO partial leaves
+it).  Each segment is then described as above.
+
+usage: iptun-segments.py [--nic-tso SEGSZ] PCAP [GUE_PORT]
 """
 
 import logging
@@ -153,10 +163,68 @@ def reassemble(frag):
     return IP(raw(first / data))
 
 
+def nic_tso(frame, gue_port, segsz):
+    """The segments a NIC with tunnel TSO cuts Ethernet frame 'frame' into
+    (see above), or [frame] if it needs no cutting."""
+    outer = frame.payload
+    nh = outer.proto if outer.version == 4 else outer.nh
+    tnl = b""
+    if nh == 17:
+        udp = outer[UDP]
+        data = raw(udp.payload)
+        if udp.dport == gue_port:
+            tnl, data = data[:4], data[4:]
+    else:
+        udp = None
+        data = raw(outer.payload)
+    inner = inner_ip(data)
+    if TCP not in inner or len(raw(inner[TCP].payload)) <= segsz:
+        return [frame]
+    tcp = inner[TCP]
+    payload = raw(tcp.payload)
+    n_segs = (len(payload) + segsz - 1) // segsz
+    segs = []
+    for i in range(n_segs):
+        t = tcp.copy()
+        t.remove_payload()
+        t.seq = (tcp.seq + i * segsz) & 0xffffffff
+        if i < n_segs - 1:
+            t.flags = int(t.flags) & ~0x09
+        t.chksum = None
+        ip = inner.copy()
+        ip.remove_payload()
+        if ip.version == 4:
+            ip.len, ip.chksum, ip.id = None, None, (inner.id + i) & 0xffff
+        else:
+            ip.plen = None
+        seg = raw(ip / t / payload[i * segsz:(i + 1) * segsz])
+        if udp is not None:
+            u = UDP(sport=udp.sport, dport=udp.dport,
+                    len=8 + len(tnl) + len(seg), chksum=udp.chksum)
+            seg = raw(u) + tnl + seg
+        o = outer.copy()
+        o.remove_payload()
+        if o.version == 4:
+            o.len, o.chksum, o.id = None, None, (outer.id + i) & 0xffff
+        else:
+            o.plen = None
+        eth = frame.copy()
+        eth.remove_payload()
+        segs.append(Ether(raw(eth / o / seg)))
+    return segs
+
+
 def main():
-    gue_port = int(sys.argv[2]) if len(sys.argv) > 2 else -1
-    for frame in rdpcap(sys.argv[1]):
-        print(describe(Ether(raw(frame)), gue_port))
+    args = sys.argv[1:]
+    segsz = 0
+    if args[:1] == ["--nic-tso"]:
+        segsz = int(args[1])
+        args = args[2:]
+    gue_port = int(args[1]) if len(args) > 1 else -1
+    for frame in rdpcap(args[0]):
+        frame = Ether(raw(frame))
+        for seg in nic_tso(frame, gue_port, segsz) if segsz else [frame]:
+            print(describe(seg, gue_port))
 
 
 if __name__ == "__main__":
