@@ -53,6 +53,9 @@
 # less the tunnel's headers: both datapaths answer packets too big for the
 # tunnel with ICMP, so path MTU discovery finds the rest),
 # IPTUN_UNDERLAY_MTU (the veths' and br-ul's MTU; "default": 1500),
+# IPTUN_UNDERLAY ("ipv4", the default, or "ipv6": the underlay addresses
+# are 2001:db8:2::1 for a, 2001:db8:2::2 for b, ..., and Linux hosts' ipip
+# devices ip6tnl devices carrying IPv4, "mode ipip6"),
 # IPTUN_TSO ("on":
 # the OVS hosts start with other_config:userspace-tso-enable=true, so that
 # the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
@@ -73,6 +76,7 @@ DP_TYPE=${IPTUN_DATAPATH:-netdev}
 OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
 UNDERLAY_MTU=${IPTUN_UNDERLAY_MTU:-default}
 TSO=${IPTUN_TSO:-off}
+UNDERLAY=${IPTUN_UNDERLAY:-ipv4}
 
 if test -n "${OVS_BUILDDIR:-}"; then
     PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
@@ -83,7 +87,24 @@ fi
 
 # Host a is number 1, b 2, c 3...
 host_num () { printf '%d' "'$1"; }
-underlay_ip () { echo "192.0.2.$(( $(host_num "$1") - 96 ))"; }
+underlay_ip () {
+    if test "$UNDERLAY" = ipv6; then
+        echo "2001:db8:2::$(( $(host_num "$1") - 96 ))"
+    else
+        echo "192.0.2.$(( $(host_num "$1") - 96 ))"
+    fi
+}
+# underlay_addr HOST DEVICE: HOST's underlay address on DEVICE (IPv6 at
+# once: no duplicate address detection on a test network).
+underlay_addr () {
+    if test "$UNDERLAY" = ipv6; then
+        # iptun_netns_add turned IPv6 off in the namespace.
+        nsexec "$1" sysctl -qw "net.ipv6.conf.$2.disable_ipv6=0"
+        nsexec "$1" ip addr add "$(underlay_ip "$1")/64" dev "$2" nodad
+    else
+        nsexec "$1" ip addr add "$(underlay_ip "$1")/24" dev "$2"
+    fi
+}
 overlay_ip () { echo "10.10.0.$(( $(host_num "$1") - 96 ))"; }
 host_kind () {
     if test "$1" = a; then echo "$A_KIND"; else echo "$PEER_KIND"; fi
@@ -134,7 +155,7 @@ setup_ovs () {
     # tunnel termination, to the host.  Answer on br-ul only, as a NIC
     # given to DPDK would.
     nsexec "$h" sysctl -qw net.ipv4.conf.all.arp_ignore=1
-    nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev br-ul
+    underlay_addr "$h" br-ul
     if test "$UNDERLAY_MTU" != default; then
         vsctl "$h" set Interface br-ul mtu_request="$UNDERLAY_MTU"
     fi
@@ -159,9 +180,10 @@ setup_ovs () {
 # tunnel carries no Ethernet header and no ARP: the peer's overlay address
 # gets a static neighbour entry, and decapsulated packets get br-ov's MAC.
 route_ovs () {
-    local h=$1 peer=$2 actions=output:tun0
+    local h=$1 peer=$2 actions=output:tun0 field=tun_dst
     if test "${3:-}" = flow; then
-        actions="set_field:$(underlay_ip "$peer")->tun_dst,output:tun0"
+        test "$UNDERLAY" = ipv6 && field=tun_ipv6_dst
+        actions="set_field:$(underlay_ip "$peer")->$field,output:tun0"
     fi
     nsexec "$h" ip neigh replace "$(overlay_ip "$peer")" \
         lladdr 02:00:00:00:00:01 dev br-ov
@@ -176,7 +198,7 @@ setup_linux () {
     # The userspace datapath reads the veth with AF_PACKET, which does not
     # complete checksums left to offload: the Linux side must compute them.
     nsexec "$h" ethtool -K "to-$peer" tx off >/dev/null
-    nsexec "$h" ip addr add "$(underlay_ip "$h")/24" dev "to-$peer"
+    underlay_addr "$h" "to-$peer"
     if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
         # fou has no module alias for its generic netlink family.
         modprobe fou
@@ -184,10 +206,19 @@ setup_linux () {
         nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" \
             ${IPTUN_LINUX_FOU_TYPE:-ipproto 4}
     fi
+    if test "$UNDERLAY" = ipv6; then
+        case $kind in
+        ipip) kind="ip6tnl mode ipip6" ;;
+        *)
+            echo "$0: IPTUN_UNDERLAY=ipv6: Linux hosts have ipip only" >&2
+            return 1
+            ;;
+        esac
+    fi
     case $kind in
-    ipip|gre)
+    ipip|gre|ip6tnl*)
         # shellcheck disable=SC2086
-        nsexec "$h" ip link add tun0 type "$kind" \
+        nsexec "$h" ip link add tun0 type $kind \
             local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
             ttl 64 ${IPTUN_LINUX_OPTIONS:-}
         ;;
