@@ -16,7 +16,7 @@
 
 #include <config.h>
 
-#include "dpif-netdev-iptun-term.h"
+#include "dpif-netdev-iptun-term-lookup.h"
 
 #include <string.h>
 
@@ -43,7 +43,7 @@ COVERAGE_DEFINE(iptun_term_inner_bypass);
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
-static struct iptun_term_listeners term_listeners;
+static struct iptun_term_ports term_ports;
 
 static void term_outer_set_wild(struct iptun_term_cache *, uint64_t wild);
 
@@ -52,7 +52,7 @@ static void term_outer_set_wild(struct iptun_term_cache *, uint64_t wild);
 static struct ovs_mutex term_mutex = OVS_MUTEX_INITIALIZER;
 static bool term_enabled OVS_GUARDED_BY(term_mutex) = true;
 static unsigned int term_ipip_ports OVS_GUARDED_BY(term_mutex);
-static unsigned int term_ports OVS_GUARDED_BY(term_mutex); /* ipip, fou. */
+static unsigned int term_n_ports OVS_GUARDED_BY(term_mutex); /* All types. */
 static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
 static bool term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS]
     OVS_GUARDED_BY(term_mutex);
@@ -76,7 +76,7 @@ static void
 term_publish_udp(uint16_t port)
     OVS_REQUIRES(term_mutex)
 {
-    term_publish_bit(term_listeners.udp_ports, port, term_udp_refs[port]);
+    term_publish_bit(term_ports.udp_dst_ports, port, term_udp_refs[port]);
 }
 
 /* Publishes whether datapath port 'port' is an ipip or fou port. */
@@ -84,7 +84,7 @@ static void
 term_publish_odp(uint32_t port)
     OVS_REQUIRES(term_mutex)
 {
-    term_publish_bit(term_listeners.odp_ports, port, term_odp_ports[port]);
+    term_publish_bit(term_ports.odp_ports, port, term_odp_ports[port]);
 }
 
 /* Publishes whether the cache may hold anything. */
@@ -92,7 +92,7 @@ static void
 term_publish_on(void)
     OVS_REQUIRES(term_mutex)
 {
-    atomic_store_relaxed(&term_listeners.on, term_enabled && term_ports > 0);
+    atomic_store_relaxed(&term_ports.on, term_enabled && term_n_ports > 0);
 }
 
 static void
@@ -100,7 +100,7 @@ term_publish_all(void)
     OVS_REQUIRES(term_mutex)
 {
     term_publish_on();
-    atomic_store_relaxed(&term_listeners.ipip_on,
+    atomic_store_relaxed(&term_ports.has_ipip,
                          term_enabled && term_ipip_ports > 0);
     for (int port = 0; port < 65536; port++) {
         term_publish_udp(port);
@@ -124,9 +124,9 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
     ovs_mutex_lock(&term_mutex);
     if (ipip || fou) {
         if (add) {
-            term_ports++;
-        } else if (term_ports) {
-            term_ports--;
+            term_n_ports++;
+        } else if (term_n_ports) {
+            term_n_ports--;
         }
         term_publish_on();
     }
@@ -140,7 +140,7 @@ iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
         } else if (term_ipip_ports) {
             term_ipip_ports--;
         }
-        atomic_store_relaxed(&term_listeners.ipip_on,
+        atomic_store_relaxed(&term_ports.has_ipip,
                              term_enabled && term_ipip_ports > 0);
     } else if (fou) {
         uint16_t port = ntohs(tp_port);
@@ -162,9 +162,9 @@ iptun_term_set_config(const struct smap *other_config)
     bool one_pass = smap_get_bool(other_config, "iptun-term-one-pass", true);
     bool old_one_pass;
 
-    atomic_read_relaxed(&term_listeners.one_pass, &old_one_pass);
+    atomic_read_relaxed(&term_ports.one_pass, &old_one_pass);
     if (one_pass != old_one_pass) {
-        atomic_store_relaxed(&term_listeners.one_pass, one_pass);
+        atomic_store_relaxed(&term_ports.one_pass, one_pass);
         VLOG_INFO("ipip/fou/gue decapsulation in one pass %s",
                   one_pass ? "enabled" : "disabled");
     }
@@ -178,11 +178,11 @@ iptun_term_set_config(const struct smap *other_config)
     ovs_mutex_unlock(&term_mutex);
 }
 
-/* Counts 'n' cache hits of the first ('inner' false) or second pass. */
+/* Counts 'n' cache hits of 'pass'. */
 void
-iptun_term_count_hits(unsigned int n, bool inner)
+iptun_term_count_hits(unsigned int n, enum iptun_term_pass pass)
 {
-    if (inner) {
+    if (pass == IPTUN_TERM_SECOND_PASS) {
         COVERAGE_ADD(iptun_term_inner_hit, n);
     } else {
         COVERAGE_ADD(iptun_term_hit, n);
@@ -200,7 +200,8 @@ iptun_term_count_one_pass(unsigned int n, bool recirculated)
 }
 
 /* The first-pass entry of 'packet', received on 'in_port', by its exact key
- * (the second lookup of iptun_term_outer_lookup()), or NULL. */
+ * (the second lookup of iptun_term_outer_lookup(), out of line: rare), or
+ * NULL. */
 struct iptun_term_outer_entry *
 iptun_term_outer_find_exact(struct iptun_term_cache *cache,
                             const struct dp_packet *packet, odp_port_t in_port)
@@ -214,11 +215,11 @@ iptun_term_outer_find_exact(struct iptun_term_cache *cache,
             && iptun_term_flow_usable(e->flow) ? e : NULL);
 }
 
-/* Counts a table bypassed (iptun_term_probe_count()). */
+/* Counts a table bypassed (iptun_term_account()). */
 void
-iptun_term_count_bypass(bool inner)
+iptun_term_count_bypass(enum iptun_term_pass pass)
 {
-    if (inner) {
+    if (pass == IPTUN_TERM_SECOND_PASS) {
         COVERAGE_INC(iptun_term_inner_bypass);
     } else {
         COVERAGE_INC(iptun_term_bypass);
@@ -230,7 +231,7 @@ iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
     term_outer_set_wild(cache, 0);
-    cache->listeners = &term_listeners;
+    cache->ports = &term_ports;
 }
 
 /* Drops the reference an entry of either table holds in '*flowp'. */
@@ -249,11 +250,11 @@ iptun_term_cache_uninit(struct iptun_term_cache *cache)
     for (int i = 0; i < IPTUN_TERM_OUTER_ENTRIES; i++) {
         term_flow_release(&cache->outer[i].flow);
     }
-    for (int i = 0; i < IPTUN_TERM_INNER_ENTRIES; i++) {
-        term_flow_release(&cache->inner[i].flow);
+    for (int i = 0; i < IPTUN_TERM_INNER_4IN4_ENTRIES; i++) {
+        term_flow_release(&cache->inner_4in4[i].flow);
     }
-    for (int i = 0; i < IPTUN_TERM_INNER6_ENTRIES; i++) {
-        term_flow_release(&cache->inner6[i].flow);
+    for (int i = 0; i < IPTUN_TERM_INNER_ANY6_ENTRIES; i++) {
+        term_flow_release(&cache->inner_any6[i].flow);
     }
 }
 
@@ -263,9 +264,10 @@ void
 iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
 {
     struct iptun_term_outer_entry *e = &cache->outer[cache->outer_sweep_idx];
-    struct iptun_term_inner_entry *ie = &cache->inner[cache->inner_sweep_idx];
-    struct iptun_term_inner6_entry *ie6
-        = &cache->inner6[cache->inner6_sweep_idx];
+    struct iptun_term_inner_4in4_entry *ie
+        = &cache->inner_4in4[cache->inner_4in4_sweep_idx];
+    struct iptun_term_inner_any6_entry *ie6
+        = &cache->inner_any6[cache->inner_any6_sweep_idx];
 
     if (e->flow && e->flow->dead) {
         term_flow_release(&e->flow);
@@ -278,10 +280,10 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     }
     cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
                              & IPTUN_TERM_OUTER_MASK;
-    cache->inner_sweep_idx = (cache->inner_sweep_idx + 1)
-                             & IPTUN_TERM_INNER_MASK;
-    cache->inner6_sweep_idx = (cache->inner6_sweep_idx + 1)
-                              & IPTUN_TERM_INNER6_MASK;
+    cache->inner_4in4_sweep_idx = (cache->inner_4in4_sweep_idx + 1)
+                                  & IPTUN_TERM_INNER_4IN4_MASK;
+    cache->inner_any6_sweep_idx = (cache->inner_any6_sweep_idx + 1)
+                                  & IPTUN_TERM_INNER_ANY6_MASK;
 }
 
 /* Second pass: lets the inner entry whose flow is '*slot' take 'flow' (with
@@ -309,19 +311,21 @@ term_inner_take(struct iptun_term_cache *cache, struct dp_netdev_flow **slot,
 /* Second pass: remembers that 'flow' is the flow of 'packet', which an
  * ipip or fou port popped. */
 static void
-term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
-                  struct dp_netdev_flow *flow)
+term_inner_4in4_insert(struct iptun_term_cache *cache,
+                       struct dp_packet *packet,
+                       struct dp_netdev_flow *flow)
 {
-    struct iptun_term_inner_entry *e;
-    struct iptun_term_inner_key key;
+    struct iptun_term_inner_4in4_entry *e;
+    struct iptun_term_inner_4in4_key key;
     uint16_t tcp_flags;
 
     if (flow->dead || !dp_packet_rss_valid(packet)
-        || iptun_term_inner_parse(packet, &key, &tcp_flags) < 0) {
+        || iptun_term_inner_4in4_parse(packet, &key, &tcp_flags) < 0) {
         return;
     }
-    e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
-    if (e->flow == flow && iptun_term_inner_key_equal(&e->key, &key)) {
+    e = &cache->inner_4in4[iptun_term_inner_4in4_hash(&key)
+                           & IPTUN_TERM_INNER_4IN4_MASK];
+    if (e->flow == flow && iptun_term_inner_4in4_key_equal(&e->key, &key)) {
         return;
     }
     if (term_inner_take(cache, &e->flow, flow)) {
@@ -330,23 +334,25 @@ term_inner_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
 }
 
-/* term_inner_insert() for the packets of the inner6 table. */
+/* term_inner_4in4_insert() for the packets of the inner_any6 table. */
 static void
-term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
-                   struct dp_netdev_flow *flow)
+term_inner_any6_insert(struct iptun_term_cache *cache,
+                       struct dp_packet *packet,
+                       struct dp_netdev_flow *flow)
 {
-    struct iptun_term_inner6_entry *e;
-    struct iptun_term_inner6_key key;
+    struct iptun_term_inner_any6_entry *e;
+    struct iptun_term_inner_any6_key key;
     uint16_t tcp_flags;
-    bool inner6;
+    bool inner_ipv6;
 
     if (flow->dead || !dp_packet_rss_valid(packet)
-        || iptun_term_inner6_parse(packet, &key, &tcp_flags, &inner6) < 0) {
+        || iptun_term_inner_any6_parse(packet, &key, &tcp_flags,
+                                       &inner_ipv6) < 0) {
         return;
     }
-    e = &cache->inner6[iptun_term_inner6_hash(&key)
-                       & IPTUN_TERM_INNER6_MASK];
-    if (e->flow == flow && iptun_term_inner6_key_equal(&e->key, &key)) {
+    e = &cache->inner_any6[iptun_term_inner_any6_hash(&key)
+                           & IPTUN_TERM_INNER_ANY6_MASK];
+    if (e->flow == flow && iptun_term_inner_any6_key_equal(&e->key, &key)) {
         return;
     }
     if (term_inner_take(cache, &e->flow, flow)) {
@@ -355,7 +361,7 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
     }
 }
 
-/* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILDCARDED and
+/* Clears in 'key' the fields of 'wild', IPTUN_TERM_OUTER_WILD_SPORT and
  * IPTUN_TERM_OUTER_WILD_* flags (the fields that tell one remote endpoint
  * from another, or the fou source port), and marks them as cleared, so that
  * a packet whose fields are 0 never finds a flow that matches them through
@@ -363,7 +369,7 @@ term_inner6_insert(struct iptun_term_cache *cache, struct dp_packet *packet,
 static void
 term_outer_wildcard(struct iptun_term_outer_key *key, uint64_t wild)
 {
-    if (wild & IPTUN_TERM_OUTER_WILDCARDED) {
+    if (wild & IPTUN_TERM_OUTER_WILD_SPORT) {
         struct udp_header udp = { .udp_src = OVS_BE16_MAX };
         uint32_t src_mask;
 
@@ -437,7 +443,7 @@ term_outer_flow_wild(const struct miniflow *mask, uint64_t w0)
 
     if (((w0 >> 16) & 0xff) == IPPROTO_UDP
         && !MINIFLOW_GET_BE16(mask, tp_src)) {
-        wild |= IPTUN_TERM_OUTER_WILDCARDED;
+        wild |= IPTUN_TERM_OUTER_WILD_SPORT;
     }
     if (eth_addr_is_zero(mac_src)) {
         wild |= IPTUN_TERM_OUTER_WILD_MAC;
@@ -468,12 +474,12 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     uint64_t wild;
 
     if (flow_tnl_dst_is_set(&md->tunnel)) {
-        if (!cache->probe[1].until
+        if (!cache->payoff[IPTUN_TERM_SECOND_PASS].until
             && iptun_term_inner_candidate(cache, packet)) {
             if (iptun_term_inner_is_4in4(packet)) {
-                term_inner_insert(cache, packet, flow);
+                term_inner_4in4_insert(cache, packet, flow);
             } else {
-                term_inner6_insert(cache, packet, flow);
+                term_inner_any6_insert(cache, packet, flow);
             }
         }
         return;
@@ -481,7 +487,7 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
 
     /* Only packets as they came from a port: the metadata that
      * pkt_metadata_init() gives, which the key does not hold. */
-    if (cache->probe[0].until
+    if (cache->payoff[IPTUN_TERM_FIRST_PASS].until
         || md->recirc_id || md->dp_hash || md->skb_priority || md->pkt_mark
         || md->ct_state || !iptun_term_outer_candidate(cache, packet)
         || iptun_term_outer_parse(packet, md->in_port.odp_port, &key,

@@ -40,8 +40,9 @@
  *     miniflow_extract() would extract from it (tunnel metadata with its
  *     IPv4 or IPv6 addresses, input port, inner addresses, TOS, TTL, IPv6
  *     flow label, protocol, ports, TCP flags), to its flow: IPv4 in IPv4 in
- *     one table, every other combination in another with larger keys.  A
- *     hit sets the packet hash as miniflow_extract() does.
+ *     one table ('inner_4in4'), every other combination (IPv6 outside,
+ *     inside or both) in another with larger keys ('inner_any6').  A hit
+ *     sets the packet hash as miniflow_extract() does.
  *
  * The flows still decide: the cache holds a reference to the datapath flow
  * that the normal lookup found, uses it only while it is alive, and a hit
@@ -62,7 +63,10 @@
  * and "iptun_term_inner_hit"; packets decapsulated in one pass in
  * "iptun_one_pass", and those that were then recirculated after all
  * in "iptun_one_pass_recirc".
- * other_config:iptun-term-cache (default true) turns the cache off. */
+ * other_config:iptun-term-cache (default true) turns the cache off.
+ *
+ * This header is what dpif-netdev embeds and calls once per batch or per
+ * flow; the per-packet code is inline in dpif-netdev-iptun-term-lookup.h. */
 
 #include <netinet/in.h>
 #include <netinet/ip6.h>
@@ -87,20 +91,20 @@ struct smap;
  * it, the UDP source port (fou), the source IP address, TOS or traffic class
  * with TTL or hop limit and the IPv6 flow label, the source Ethernet
  * address; and the packet is IPv6. */
-#define IPTUN_TERM_OUTER_WILDCARDED (UINT64_C(1) << 24)
+#define IPTUN_TERM_OUTER_WILD_SPORT (UINT64_C(1) << 24)
 #define IPTUN_TERM_OUTER_WILD_ADDR (UINT64_C(1) << 26)
 #define IPTUN_TERM_OUTER_WILD_HDR (UINT64_C(1) << 27)
 #define IPTUN_TERM_OUTER_WILD_MAC (UINT64_C(1) << 28)
-#define IPTUN_TERM_OUTER_WILD_ANY (IPTUN_TERM_OUTER_WILDCARDED            \
+#define IPTUN_TERM_OUTER_WILD_ANY (IPTUN_TERM_OUTER_WILD_SPORT            \
                                    | IPTUN_TERM_OUTER_WILD_ADDR            \
                                    | IPTUN_TERM_OUTER_WILD_HDR             \
                                    | IPTUN_TERM_OUTER_WILD_MAC)
 #define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)
-#define IPTUN_TERM_INNER_ENTRIES 8192   /* A power of 2. */
-#define IPTUN_TERM_INNER_MASK (IPTUN_TERM_INNER_ENTRIES - 1)
-#define IPTUN_TERM_INNER6_ENTRIES 8192  /* A power of 2. */
-#define IPTUN_TERM_INNER6_MASK (IPTUN_TERM_INNER6_ENTRIES - 1)
-#define IPTUN_TERM_INNER6_WORDS 13
+#define IPTUN_TERM_INNER_4IN4_ENTRIES 8192   /* A power of 2. */
+#define IPTUN_TERM_INNER_4IN4_MASK (IPTUN_TERM_INNER_4IN4_ENTRIES - 1)
+#define IPTUN_TERM_INNER_ANY6_ENTRIES 8192  /* A power of 2. */
+#define IPTUN_TERM_INNER_ANY6_MASK (IPTUN_TERM_INNER_ANY6_ENTRIES - 1)
+#define IPTUN_TERM_INNER_ANY6_WORDS 13
 /* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
  * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
 #define IPTUN_TERM_MAX_ODP_PORTS 65536
@@ -131,86 +135,112 @@ struct iptun_term_outer_entry {
 
 /* Second pass: the packet an ipip or fou port popped, with its tunnel
  * metadata, input port and inner IPv4 TCP or UDP header fields. */
-struct iptun_term_inner_key {
+struct iptun_term_inner_4in4_key {
     uint64_t w[5];
 };
 
-struct iptun_term_inner_entry {
-    struct iptun_term_inner_key key;
+struct iptun_term_inner_4in4_entry {
+    struct iptun_term_inner_4in4_key key;
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
     uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
 /* Second pass of a packet that came over IPv6 or carries IPv6 inside (a
  * table of its own, so that the IPv4-in-IPv4 one keeps its small entries):
- * w[0..4] as in iptun_term_inner_key, except that w[2]'s low byte says
+ * w[0..4] as in iptun_term_inner_4in4_key, except that w[2]'s low byte says
  * whether the inner packet is IPv6 and, if so, w[3] holds its flow label;
  * w[5..8] the tunnel's IPv6 addresses, w[9..12] the inner IPv6 addresses,
  * zero where the family is IPv4. */
-struct iptun_term_inner6_key {
-    uint64_t w[IPTUN_TERM_INNER6_WORDS];
+struct iptun_term_inner_any6_key {
+    uint64_t w[IPTUN_TERM_INNER_ANY6_WORDS];
 };
 
-struct iptun_term_inner6_entry {
-    struct iptun_term_inner6_key key;
+struct iptun_term_inner_any6_entry {
+    struct iptun_term_inner_any6_key key;
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
     uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
-/* Which outer packets are worth a cache lookup: IPv4 protocol 4 while an
- * ipip port exists, UDP to a fou port's destination port; and which
- * datapath ports are ipip or fou ports (for the second pass).  One set for
- * the process, written under a mutex by iptun_term_port_ref() and
- * iptun_term_set_config(), read by the PMD threads without locking through
- * their caches' const pointer; a stale value only costs a lookup or skips
- * the cache for a moment. */
-struct iptun_term_listeners {
+/* Which outer packets are worth a cache lookup: IPv4 or IPv6 protocol 4
+ * or 41 while an ipip port exists, UDP to a fou or gue port's destination
+ * port; and which datapath ports are ipip, fou or gue ports (for the second
+ * pass).  One set for the process, written under a mutex by
+ * iptun_term_port_ref() and iptun_term_set_config(), read by the PMD
+ * threads without locking through their caches' const pointer; a stale
+ * value only costs a lookup or skips the cache for a moment. */
+struct iptun_term_ports {
     atomic_bool on;             /* Cache enabled and any port below. */
     atomic_bool one_pass;       /* Decapsulation in one pass enabled. */
-    atomic_bool ipip_on;
-    atomic_uint64_t udp_ports[65536 / 64];
+    atomic_bool has_ipip;       /* An ipip port exists. */
+    atomic_uint64_t udp_dst_ports[65536 / 64];  /* fou's and gue's. */
     atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
 };
 
-/* Whether a table pays: see IPTUN_TERM_MIN_HIT_INV. */
-struct iptun_term_probe {
+/* The two passes of a decapsulated packet, each with a table (two for the
+ * second pass, which share one payoff record). */
+enum iptun_term_pass {
+    IPTUN_TERM_FIRST_PASS,      /* The outer headers: the tnl_pop flow. */
+    IPTUN_TERM_SECOND_PASS,     /* The popped packet: the overlay's flow. */
+    IPTUN_TERM_N_PASSES
+};
+
+/* Which pass a batch of dfc_processing() is: the second if its packets'
+ * metadata is valid (a recirculation). */
+static inline enum iptun_term_pass
+iptun_term_pass_of(bool md_is_valid)
+{
+    return md_is_valid ? IPTUN_TERM_SECOND_PASS : IPTUN_TERM_FIRST_PASS;
+}
+
+/* Whether a pass's table pays: see IPTUN_TERM_MIN_HIT_INV. */
+struct iptun_term_payoff {
     uint32_t lookups;           /* In the current window. */
     uint32_t hits;              /* In the current window. */
     long long int until;        /* Bypassed until this time (us), or 0. */
 };
 
 struct iptun_term_cache {
-    const struct iptun_term_listeners *listeners;
-    struct iptun_term_probe probe[2];   /* First pass, second pass. */
+    const struct iptun_term_ports *ports;
+    struct iptun_term_payoff payoff[IPTUN_TERM_N_PASSES];
     struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
-    struct iptun_term_inner_entry inner[IPTUN_TERM_INNER_ENTRIES];
-    struct iptun_term_inner6_entry inner6[IPTUN_TERM_INNER6_ENTRIES];
-    /* The IPTUN_TERM_OUTER_WILDCARDED and _WILD_* flags of the entries made
-     * so far: lookups try a key without those fields first, ANDed with
-     * 'outer_mask' (IPv4, IPv6), which clears them. */
+    struct iptun_term_inner_4in4_entry
+        inner_4in4[IPTUN_TERM_INNER_4IN4_ENTRIES];
+    struct iptun_term_inner_any6_entry
+        inner_any6[IPTUN_TERM_INNER_ANY6_ENTRIES];
+    /* The IPTUN_TERM_OUTER_WILD_* flags of the entries made so far: lookups
+     * try a key without those fields first, ANDed with 'outer_mask' (IPv4,
+     * IPv6), which clears them. */
     uint64_t outer_wild;
     uint64_t outer_mask[2][8];
     uint32_t outer_sweep_idx;
-    uint32_t inner_sweep_idx;
-    uint32_t inner6_sweep_idx;
+    uint32_t inner_4in4_sweep_idx;
+    uint32_t inner_any6_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
 };
 
+/* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
+ * of stale entries; the datapath's other_config (iptun-term-cache,
+ * iptun-one-pass); the tunnel ports, from tnl-ports. */
 void iptun_term_cache_init(struct iptun_term_cache *);
 void iptun_term_cache_uninit(struct iptun_term_cache *);
 void iptun_term_cache_slow_sweep(struct iptun_term_cache *);
-
-void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
-                             struct dp_netdev_flow *);
-void iptun_term_count_hits(unsigned int n, bool inner);
-void iptun_term_count_one_pass(unsigned int n, bool recirculated);
-void iptun_term_count_bypass(bool inner);
-struct iptun_term_outer_entry *iptun_term_outer_find_exact(
-    struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
-
 void iptun_term_set_config(const struct smap *other_config);
 void iptun_term_port_ref(const char *type, odp_port_t odp_port,
                          ovs_be16 tp_port, bool add);
+
+/* Caches 'flow', which the datapath's lookup found for 'packet' (a cache
+ * miss), if the packet is a candidate. */
+void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
+                             struct dp_netdev_flow *);
+
+/* The per-packet lookups (iptun_term_candidate(), iptun_term_cache_lookup(),
+ * iptun_term_one_pass_port(), iptun_term_one_pass_lookup()) are inline in
+ * dpif-netdev-iptun-term-lookup.h. */
+
+/* Internal: coverage counters, out of line. */
+void iptun_term_count_hits(unsigned int n, enum iptun_term_pass);
+void iptun_term_count_one_pass(unsigned int n, bool recirculated);
+void iptun_term_count_bypass(enum iptun_term_pass);
 
 /* True if 'cache' may hold anything: the cache is enabled and the datapath
  * has an ipip, fou or gue port.  Read once per batch, so that a datapath
@@ -220,7 +250,7 @@ iptun_term_cache_active(const struct iptun_term_cache *cache)
 {
     bool on;
 
-    atomic_read_relaxed(&cache->listeners->on, &on);
+    atomic_read_relaxed(&cache->ports->on, &on);
     return on;
 }
 
@@ -232,18 +262,17 @@ iptun_term_one_pass_active(const struct iptun_term_cache *cache)
 {
     bool one_pass;
 
-    atomic_read_relaxed(&cache->listeners->one_pass, &one_pass);
+    atomic_read_relaxed(&cache->ports->one_pass, &one_pass);
     return one_pass && iptun_term_cache_active(cache);
 }
 
-/* True if the first-pass ('inner' false) or second-pass table of 'cache' is
- * bypassed at time 'now' (us): see IPTUN_TERM_MIN_HIT_INV.  Read once per
- * batch. */
+/* True if the table of 'pass' is bypassed at time 'now' (us): see
+ * IPTUN_TERM_MIN_HIT_INV.  Read once per batch. */
 static inline bool
-iptun_term_bypassed(struct iptun_term_cache *cache, bool inner,
+iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
                     long long int now)
 {
-    struct iptun_term_probe *p = &cache->probe[inner];
+    struct iptun_term_payoff *p = &cache->payoff[pass];
 
     if (OVS_UNLIKELY(p->until)) {
         if (now < p->until) {
@@ -254,710 +283,43 @@ iptun_term_bypassed(struct iptun_term_cache *cache, bool inner,
     return false;
 }
 
-/* Counts 'lookups' lookups in the first-pass ('inner' false) or second-pass
- * table of 'cache', 'hits' of which hit, at time 'now' (us); bypasses the
- * table if it does not pay. */
+/* Accounts for one batch of 'pass': 'lookups' lookups in its table, 'hits'
+ * of which hit, at time 'now' (us).  Counts the hits (coverage) and
+ * bypasses the table if it does not pay. */
 static inline void
-iptun_term_probe_count(struct iptun_term_cache *cache, bool inner,
-                       uint32_t lookups, uint32_t hits, long long int now)
+iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
+                   uint32_t lookups, uint32_t hits, long long int now)
 {
-    struct iptun_term_probe *p = &cache->probe[inner];
+    struct iptun_term_payoff *p = &cache->payoff[pass];
 
+    if (hits) {
+        iptun_term_count_hits(hits, pass);
+    }
     p->lookups += lookups;
     p->hits += hits;
     if (OVS_UNLIKELY(p->lookups >= IPTUN_TERM_WINDOW_ENTRIES
-                     * (inner ? IPTUN_TERM_INNER_ENTRIES
-                              : IPTUN_TERM_OUTER_ENTRIES))) {
+                     * (pass == IPTUN_TERM_SECOND_PASS
+                        ? IPTUN_TERM_INNER_4IN4_ENTRIES
+                        : IPTUN_TERM_OUTER_ENTRIES))) {
         if (p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV) {
             p->until = now + IPTUN_TERM_BYPASS_US;
-            iptun_term_count_bypass(inner);
+            iptun_term_count_bypass(pass);
         }
         p->lookups = p->hits = 0;
     }
 }
 
-/* True if datapath port 'port' is an ipip, fou or gue port. */
-static inline bool
-iptun_term_is_port(const struct iptun_term_cache *cache, odp_port_t port)
-{
-    uint32_t p = odp_to_u32(port);
-    uint64_t bits;
-
-    if (p >= IPTUN_TERM_MAX_ODP_PORTS) {
-        return false;
-    }
-    atomic_read_relaxed(&cache->listeners->odp_ports[p / 64], &bits);
-    return bits & (UINT64_C(1) << (p % 64));
-}
-
-/* True if 'packet', a first-pass packet, is one that 'cache' may hold. */
-static inline bool
-iptun_term_outer_candidate(const struct iptun_term_cache *cache,
-                           const struct dp_packet *packet)
-{
-    const struct eth_header *eth = dp_packet_data(packet);
-    uint32_t size = dp_packet_size(packet);
-    uint32_t l3_len;
-    uint8_t proto;
-
-    if (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))) {
-        const struct ip_header *ip = (const struct ip_header *) (eth + 1);
-
-        if (size < ETH_HEADER_LEN + IP_HEADER_LEN) {
-            return false;
-        }
-        proto = ip->ip_proto;
-        l3_len = IP_HEADER_LEN;
-    } else if (eth->eth_type == htons(ETH_TYPE_IPV6)) {
-        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) (eth + 1);
-
-        if (size < ETH_HEADER_LEN + IPV6_HEADER_LEN) {
-            return false;
-        }
-        proto = ip6->ip6_nxt;
-        l3_len = IPV6_HEADER_LEN;
-    } else {
-        return false;
-    }
-    if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6) {
-        bool on;
-
-        atomic_read_relaxed(&cache->listeners->ipip_on, &on);
-        return on;
-    }
-    if (proto == IPPROTO_UDP
-        && size >= ETH_HEADER_LEN + l3_len + UDP_HEADER_LEN) {
-        const struct udp_header *udp = (const void *) ((const char *) (eth + 1)
-                                                       + l3_len);
-        uint16_t port = ntohs(udp->udp_dst);
-        uint64_t bits;
-
-        atomic_read_relaxed(&cache->listeners->udp_ports[port / 64], &bits);
-        return bits & (UINT64_C(1) << (port % 64));
-    }
-    return false;
-}
-
-/* True if 'packet', a recirculated packet, is one that an ipip or fou port
- * has just popped: its input port is such a port and it carries the
- * metadata the pop gave it (recirculation id 0; any other recirculation has
- * one). */
-static inline bool
-iptun_term_inner_candidate(const struct iptun_term_cache *cache,
-                           const struct dp_packet *packet)
-{
-    return (!packet->md.recirc_id
-            && iptun_term_is_port(cache, packet->md.in_port.odp_port));
-}
-
-/* All-ones masks: the exact first-pass key (iptun_term_outer_parse()). */
-static const uint64_t iptun_term_outer_exact[2][8] = {
-    { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-      UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
-    { UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX,
-      UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
-};
-
-/* Fills the words of a first-pass key that both families share: w[1] and
- * w[2] (the Ethernet addresses of the frame at 'data' and the UDP 'ports'),
- * ANDed with 'mask'. */
+/* Accounts for 'n' packets decapsulated in one pass: if 'all_hit', their
+ * second-pass lookups (all hits) as iptun_term_account() does, otherwise
+ * that they were recirculated after all. */
 static inline void
-iptun_term_outer_key_fill_l2(struct iptun_term_outer_key *key,
-                             const uint8_t *data, uint32_t ports,
-                             const uint64_t *mask)
+iptun_term_account_one_pass(struct iptun_term_cache *cache, uint32_t n,
+                            bool all_hit, long long int now)
 {
-    uint32_t macs_tail;
-
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
-    memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[1] &= mask[1];
-    key->w[2] = (((uint64_t) macs_tail << 32) | ports) & mask[2];
-}
-
-/* The first-pass wildcard flags of 'wild' that apply to a packet of 'proto':
- * the UDP source port's only to UDP. */
-static inline uint64_t
-iptun_term_outer_wild_for(uint64_t wild, uint8_t proto)
-{
-    return proto == IPPROTO_UDP ? wild : wild & ~IPTUN_TERM_OUTER_WILDCARDED;
-}
-
-/* The outer IPv4 headers as miniflow_extract() would see them: see
- * iptun_term_outer_parse(). */
-static inline int
-iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_outer_key *key,
-                        const uint64_t *mask, uint64_t wild)
-{
-    const uint8_t *data = dp_packet_data(packet);
-    const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
-    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
-    uint16_t tot_len = ntohs(ip->ip_tot_len);
-    uint32_t ports = 0;
-
-    /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
-     * protocol. */
-    if (packet->packet_type != htonl(PT_ETH)
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)
-        || tot_len > l3_size || l3_size - tot_len > UINT16_MAX
-        || tot_len < IP_HEADER_LEN) {
-        return -1;
+    iptun_term_count_one_pass(n, !all_hit);
+    if (all_hit) {
+        iptun_term_account(cache, IPTUN_TERM_SECOND_PASS, n, n, now);
     }
-    if (ip->ip_proto == IPPROTO_UDP) {
-        if (tot_len < IP_HEADER_LEN + UDP_HEADER_LEN) {
-            return -1;
-        }
-        memcpy(&ports, ip + 1, sizeof ports);
-    }
-
-    key->w[0] = ((((uint64_t) odp_to_u32(in_port) << 32)
-                  | ((uint32_t) ip->ip_proto << 16)
-                  | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl) & mask[0])
-                | iptun_term_outer_wild_for(wild, ip->ip_proto);
-    iptun_term_outer_key_fill_l2(key, data, ports, mask);
-    memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);   /* src, dst */
-    key->w[3] &= mask[3];
-    return l3_size - tot_len;
-}
-
-/* The outer IPv6 headers as miniflow_extract() would see them: see
- * iptun_term_outer_parse(). */
-static inline int
-iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_outer_key *key,
-                        const uint64_t *mask, uint64_t wild)
-{
-    const uint8_t *data = dp_packet_data(packet);
-    const struct ovs_16aligned_ip6_hdr *ip6
-        = (const void *) (data + ETH_HEADER_LEN);
-    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
-    uint32_t tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
-    uint32_t len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
-    uint32_t ports = 0;
-
-    /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
-     * next header, which is not an extension header. */
-    if (packet->packet_type != htonl(PT_ETH) || tc_flow >> 28 != 6
-        || len > l3_size || l3_size - len > UINT16_MAX) {
-        return -1;
-    }
-    if (ip6->ip6_nxt == IPPROTO_UDP) {
-        if (len < IPV6_HEADER_LEN + UDP_HEADER_LEN) {
-            return -1;
-        }
-        memcpy(&ports, ip6 + 1, sizeof ports);
-    }
-
-    key->w[0] = ((((uint64_t) odp_to_u32(in_port) << 32)
-                  | IPTUN_TERM_OUTER_IPV6
-                  | ((uint32_t) ip6->ip6_nxt << 16)
-                  | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim)
-                 & mask[0])
-                | iptun_term_outer_wild_for(wild, ip6->ip6_nxt);
-    iptun_term_outer_key_fill_l2(key, data, ports, mask);
-    key->w[3] = tc_flow & IPV6_LABEL_MASK & mask[3];
-    memcpy(&key->w[4], &ip6->ip6_src, 4 * sizeof key->w[4]);  /* src, dst */
-    for (int i = 4; i < 8; i++) {
-        key->w[i] &= mask[i];
-    }
-    return l3_size - len;
-}
-
-/* The outer headers as miniflow_extract() would see them.  Fills 'key',
- * wildcarded as term_outer_wildcard() (dpif-netdev-iptun-term.c) would with
- * the flags of 'wild' that apply to the packet, through 'masks' (for IPv4 and
- * IPv6: see iptun_term_cache.outer_mask; iptun_term_outer_exact and 0 for the
- * exact key), and returns the Ethernet padding, or returns -1 if the packet
- * is not one the cache handles: not Ethernet + IPv4 without options or IPv6
- * without extension headers, a fragment, lengths that miniflow_extract()
- * would not accept in full, or not ipip/fou. */
-static inline int
-iptun_term_outer_parse(const struct dp_packet *packet, odp_port_t in_port,
-                       struct iptun_term_outer_key *key,
-                       const uint64_t masks[2][8], uint64_t wild)
-{
-    const struct eth_header *eth = dp_packet_data(packet);
-
-    return (OVS_LIKELY(eth->eth_type == htons(ETH_TYPE_IP))
-            ? iptun_term_outer_parse4(packet, in_port, key, masks[0], wild)
-            : iptun_term_outer_parse6(packet, in_port, key, masks[1], wild));
-}
-
-/* A 32-bit hash of 'x' in which every bit of 'x' counts: the upper half
- * is folded into the lower one, then one multiplication spreads it. */
-static inline uint32_t
-iptun_term_mix(uint64_t x)
-{
-    x ^= x >> 32;
-    return (x * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
-}
-
-static inline uint32_t
-iptun_term_outer_hash(const struct iptun_term_outer_key *key)
-{
-    /* The MAC addresses (w[1] and the top of w[2]) of the packets of one
-     * tunnel rarely differ when the rest does not. */
-    uint64_t x = key->w[0] ^ key->w[2] ^ key->w[3];
-
-    if (key->w[0] & IPTUN_TERM_OUTER_IPV6) {
-        x ^= key->w[4] ^ key->w[5] ^ key->w[6] ^ key->w[7];
-    }
-    return iptun_term_mix(x);
-}
-
-static inline bool
-iptun_term_outer_key_equal(const struct iptun_term_outer_key *a,
-                           const struct iptun_term_outer_key *b)
-{
-    if ((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2])
-        | (a->w[3] ^ b->w[3])) {
-        return false;
-    }
-    return (!(a->w[0] & IPTUN_TERM_OUTER_IPV6)
-            || !((a->w[4] ^ b->w[4]) | (a->w[5] ^ b->w[5])
-                 | (a->w[6] ^ b->w[6]) | (a->w[7] ^ b->w[7])));
-}
-
-/* True if 'flow' is alive and its actions are one tnl_pop: the only flows
- * for which skipping miniflow_extract() and the packet hash changes
- * nothing (the pop clears the hash anyway). */
-static inline bool
-iptun_term_flow_usable(const struct dp_netdev_flow *flow)
-{
-    const struct dp_netdev_actions *actions;
-
-    if (flow->dead) {
-        return false;
-    }
-    actions = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
-    return actions->size == NL_A_U32_SIZE
-           && nl_attr_type(actions->actions) == OVS_ACTION_ATTR_TUNNEL_POP;
-}
-
-/* Sets the layer offsets of 'packet', whose option-less IPv4 header (or
- * IPv6 header without extension headers, 'l3_len' bytes) is at 'l3_ofs', as
- * miniflow_extract() would. */
-static inline void
-iptun_term_set_offsets(struct dp_packet *packet, uint16_t l3_ofs,
-                       uint16_t l3_len, int l2_pad)
-{
-    dp_packet_reset_offsets(packet);
-    dp_packet_set_l2_pad_size(packet, l2_pad);
-    packet->l3_ofs = l3_ofs;
-    packet->l4_ofs = l3_ofs + l3_len;
-}
-
-/* Records in 'packet' that its L4 header is TCP or UDP, for IP protocol
- * 'proto', as Open vSwitch 4.0's miniflow_extract() does (the checksum
- * offloads need it: dp_packet_ol_send_prepare()); nothing for another
- * protocol (ipip's outer 4 or 41). */
-static inline void
-iptun_term_set_l4_proto(struct dp_packet *packet,
-                        uint8_t proto)
-{
-    if (proto == IPPROTO_TCP) {
-        dp_packet_l4_proto_set_tcp(packet);
-    } else if (proto == IPPROTO_UDP) {
-        dp_packet_l4_proto_set_udp(packet);
-    }
-}
-
-/* Gives 'packet', a second-pass hit, the packet hash that miniflow_extract()
- * would: dp_packet_update_rss_hash_ipv4_tcp_udp() or its IPv6 twin computes
- * it from the addresses, protocol and ports, which the entry's key holds,
- * so the entry keeps the value it had when it was cached
- * (iptun_term_cache_insert()). */
-static inline void
-iptun_term_set_rss_hash(struct dp_packet *packet, uint32_t rss_hash)
-{
-    if (OVS_LIKELY(!dp_packet_rss_valid(packet))) {
-        dp_packet_set_rss_hash(packet, rss_hash);
-    }
-}
-
-/* The TCP or UDP header ('l4_size' bytes at 'l4') of an inner packet of IP
- * protocol 'proto', as miniflow_extract() would parse it: stores its ports
- * (as on the wire) in '*ports' and its TCP flags (0 for UDP) in
- * '*tcp_flags', or returns false for another protocol or a header that
- * miniflow_extract() would not parse in full. */
-static inline bool
-iptun_term_parse_l4(const void *l4, uint32_t l4_size, uint8_t proto,
-                    uint32_t *ports, uint16_t *tcp_flags)
-{
-    if (proto == IPPROTO_UDP) {
-        if (l4_size < UDP_HEADER_LEN) {
-            return false;
-        }
-        *tcp_flags = 0;
-    } else if (proto == IPPROTO_TCP) {
-        const struct tcp_header *tcp = l4;
-        unsigned int tcp_len;
-
-        if (l4_size < TCP_HEADER_LEN) {
-            return false;
-        }
-        tcp_len = TCP_OFFSET(tcp->tcp_ctl) * 4;
-        if (tcp_len < TCP_HEADER_LEN || tcp_len > l4_size) {
-            return false;
-        }
-        *tcp_flags = TCP_FLAGS(tcp->tcp_ctl);
-    } else {
-        return false;
-    }
-    memcpy(ports, l4, sizeof *ports);
-    return true;
-}
-
-/* Fills the words of a second-pass key that both tables share (w[0], w[1],
- * w[2] but its low byte, w[4]: see iptun_term_inner_key) from the tunnel
- * metadata and input port of 'packet' and the inner header fields given. */
-static inline void
-iptun_term_inner_key_fill(uint64_t *w, const struct dp_packet *packet,
-                          uint8_t tos, uint8_t ttl, uint8_t proto,
-                          uint32_t ports, uint16_t tcp_flags)
-{
-    const struct flow_tnl *tnl = &packet->md.tunnel;
-
-    w[0] = ((uint64_t) odp_to_u32(packet->md.in_port.odp_port) << 32)
-           | ((uint32_t) tnl->flags << 16)
-           | ((uint32_t) tnl->ip_tos << 8) | tnl->ip_ttl;
-    w[1] = ((uint64_t) ntohl(tnl->ip_src) << 32) | ntohl(tnl->ip_dst);
-    w[2] = ((uint64_t) ntohs(tnl->tp_src) << 48)
-           | ((uint64_t) ntohs(tnl->tp_dst) << 32)
-           | ((uint32_t) tos << 24) | ((uint32_t) ttl << 16)
-           | ((uint32_t) proto << 8);
-    w[4] = ((uint64_t) ports << 32) | tcp_flags;
-}
-
-/* The second pass as miniflow_extract() would see it: 'packet' is the
- * inner IPv4 packet (packet type IPv4) that an ipip or fou pop left, with
- * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
- * TOS, TTL, flags and (fou) UDP ports.  Fills 'key' and '*tcp_flags' and
- * returns the padding after the IPv4 datagram, or -1 if the cache does not
- * handle the packet: not TCP or UDP, options, a fragment, or a header that
- * miniflow_extract() would not parse in full.  Only for packets for which
- * iptun_term_inner_is_4in4() is true (the key holds IPv4 tunnel addresses);
- * the others take iptun_term_inner6_parse(). */
-static inline int
-iptun_term_inner_parse(const struct dp_packet *packet,
-                       struct iptun_term_inner_key *key, uint16_t *tcp_flags)
-{
-    const struct ip_header *ip = dp_packet_data(packet);
-    uint32_t size = dp_packet_size(packet);
-    uint16_t tot_len, l4_size;
-    uint32_t ports;
-
-    if (size < IP_HEADER_LEN
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)) {
-        return -1;
-    }
-    tot_len = ntohs(ip->ip_tot_len);
-    if (tot_len > size || tot_len < IP_HEADER_LEN) {
-        return -1;
-    }
-    l4_size = tot_len - IP_HEADER_LEN;
-    if (!iptun_term_parse_l4(ip + 1, l4_size, ip->ip_proto, &ports,
-                             tcp_flags)) {
-        return -1;
-    }
-
-    iptun_term_inner_key_fill(key->w, packet, ip->ip_tos, ip->ip_ttl,
-                              ip->ip_proto, ports, *tcp_flags);
-    memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);
-    return size - tot_len;
-}
-
-static inline uint32_t
-iptun_term_inner_hash(const struct iptun_term_inner_key *key)
-{
-    /* The inner ports (w[4]) are rotated away from the fou source port
-     * (w[2]), which a sender derives from them. */
-    uint64_t w4 = (key->w[4] << 21) | (key->w[4] >> 43);
-
-    return iptun_term_mix(key->w[0] ^ key->w[1] ^ key->w[2] ^ key->w[3]
-                          ^ w4);
-}
-
-static inline bool
-iptun_term_inner_key_equal(const struct iptun_term_inner_key *a,
-                           const struct iptun_term_inner_key *b)
-{
-    return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1])
-             | (a->w[2] ^ b->w[2]) | (a->w[3] ^ b->w[3])
-             | (a->w[4] ^ b->w[4]));
-}
-
-/* True if 'packet', a second-pass candidate, belongs to the IPv4-in-IPv4
- * table (iptun_term_inner_parse()): an inner IPv4 packet that came over IPv4
- * (the table's key holds IPv4 tunnel addresses; a packet that came over
- * IPv6 has no IPv4 destination).  The others go to the inner6 table. */
-static inline bool
-iptun_term_inner_is_4in4(const struct dp_packet *packet)
-{
-    return packet->packet_type == htonl(PT_IPV4) && packet->md.tunnel.ip_dst;
-}
-
-/* The second pass as miniflow_extract() would see it, for a packet that
- * came over IPv6 or carries IPv6 (iptun_term_inner_is_4in4() false): fills
- * 'key', '*tcp_flags' and '*inner6' (whether the inner packet is IPv6) and
- * returns the padding after the inner datagram, or -1 if the cache does not
- * handle the packet: not IPv4 without options or IPv6 without extension
- * headers, not TCP or UDP, a fragment, or a header that miniflow_extract()
- * would not parse in full. */
-static inline int
-iptun_term_inner6_parse(const struct dp_packet *packet,
-                        struct iptun_term_inner6_key *key,
-                        uint16_t *tcp_flags, bool *inner6)
-{
-    const struct flow_tnl *tnl = &packet->md.tunnel;
-    const uint8_t *data = dp_packet_data(packet);
-    uint32_t size = dp_packet_size(packet);
-    uint32_t len, l3_len, l4_size;
-    uint8_t proto, tos, ttl;
-    uint32_t ports;
-
-    memset(key, 0, sizeof *key);
-    if (packet->packet_type == htonl(PT_IPV4)) {
-        const struct ip_header *ip = (const void *) data;
-
-        if (size < IP_HEADER_LEN
-            || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-            || IP_IS_FRAGMENT(ip->ip_frag_off)) {
-            return -1;
-        }
-        len = ntohs(ip->ip_tot_len);
-        l3_len = IP_HEADER_LEN;
-        proto = ip->ip_proto;
-        tos = ip->ip_tos;
-        ttl = ip->ip_ttl;
-        memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);
-        *inner6 = false;
-    } else if (packet->packet_type == htonl(PT_IPV6)) {
-        const struct ovs_16aligned_ip6_hdr *ip6 = (const void *) data;
-        uint32_t tc_flow;
-
-        if (size < IPV6_HEADER_LEN) {
-            return -1;
-        }
-        tc_flow = ntohl(get_16aligned_be32(&ip6->ip6_flow));
-        if (tc_flow >> 28 != 6) {
-            return -1;
-        }
-        len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
-        l3_len = IPV6_HEADER_LEN;
-        proto = ip6->ip6_nxt;
-        tos = tc_flow >> 20;
-        ttl = ip6->ip6_hlim;
-        key->w[3] = tc_flow & IPV6_LABEL_MASK;
-        memcpy(&key->w[9], &ip6->ip6_src, 4 * sizeof key->w[9]);
-        *inner6 = true;
-    } else {
-        return -1;
-    }
-    if (len > size || len < l3_len || size - len > UINT16_MAX) {
-        return -1;
-    }
-    l4_size = len - l3_len;
-    if (!iptun_term_parse_l4(data + l3_len, l4_size, proto, &ports,
-                             tcp_flags)) {
-        return -1;
-    }
-
-    iptun_term_inner_key_fill(key->w, packet, tos, ttl, proto, ports,
-                              *tcp_flags);
-    key->w[2] |= *inner6;
-    memcpy(&key->w[5], &tnl->ipv6_src, 2 * sizeof key->w[5]);
-    memcpy(&key->w[7], &tnl->ipv6_dst, 2 * sizeof key->w[7]);
-    return size - len;
-}
-
-static inline uint32_t
-iptun_term_inner6_hash(const struct iptun_term_inner6_key *key)
-{
-    /* As iptun_term_inner_hash(): the inner ports rotated. */
-    uint64_t x = (key->w[4] << 21) | (key->w[4] >> 43);
-
-    for (int i = 0; i < IPTUN_TERM_INNER6_WORDS; i++) {
-        x ^= i == 4 ? 0 : key->w[i];
-    }
-    return iptun_term_mix(x);
-}
-
-static inline bool
-iptun_term_inner6_key_equal(const struct iptun_term_inner6_key *a,
-                            const struct iptun_term_inner6_key *b)
-{
-    uint64_t diff = 0;
-
-    for (int i = 0; i < IPTUN_TERM_INNER6_WORDS; i++) {
-        diff |= a->w[i] ^ b->w[i];
-    }
-    return !diff;
-}
-
-/* iptun_term_inner_lookup() for the packets of the inner6 table. */
-static inline struct dp_netdev_flow *
-iptun_term_inner6_lookup(struct iptun_term_cache *cache,
-                         struct dp_packet *packet, uint16_t *tcp_flags)
-{
-    struct iptun_term_inner6_entry *e;
-    struct iptun_term_inner6_key key;
-    bool inner6;
-    int l2_pad;
-
-    l2_pad = iptun_term_inner6_parse(packet, &key, tcp_flags, &inner6);
-    if (l2_pad < 0) {
-        return NULL;
-    }
-    e = &cache->inner6[iptun_term_inner6_hash(&key)
-                       & IPTUN_TERM_INNER6_MASK];
-    if (!e->flow || !iptun_term_inner6_key_equal(&e->key, &key)
-        || OVS_UNLIKELY(e->flow->dead)) {
-        return NULL;
-    }
-
-    iptun_term_set_offsets(packet, 0,
-                           inner6 ? IPV6_HEADER_LEN : IP_HEADER_LEN, l2_pad);
-    iptun_term_set_l4_proto(packet,
-                            inner6
-                            ? ((const struct ovs_16aligned_ip6_hdr *)
-                               dp_packet_data(packet))->ip6_nxt
-                            : ((const struct ip_header *)
-                               dp_packet_data(packet))->ip_proto);
-    iptun_term_set_rss_hash(packet, e->rss_hash);
-    return e->flow;
-}
-
-/* Returns the second-pass flow for 'packet' (see iptun_term_inner_parse())
- * and leaves the packet as miniflow_extract() would: layer offsets and the
- * packet hash.  Returns NULL, packet untouched, on a miss. */
-static inline struct dp_netdev_flow *
-iptun_term_inner_lookup(struct iptun_term_cache *cache,
-                        struct dp_packet *packet, uint16_t *tcp_flags)
-{
-    struct iptun_term_inner_entry *e;
-    struct iptun_term_inner_key key;
-    int l2_pad;
-
-    l2_pad = iptun_term_inner_parse(packet, &key, tcp_flags);
-    if (l2_pad < 0) {
-        return NULL;
-    }
-    e = &cache->inner[iptun_term_inner_hash(&key) & IPTUN_TERM_INNER_MASK];
-    if (!e->flow || !iptun_term_inner_key_equal(&e->key, &key)
-        || OVS_UNLIKELY(e->flow->dead)) {
-        return NULL;
-    }
-
-    iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, l2_pad);
-    iptun_term_set_l4_proto(packet, ((const struct ip_header *)
-                                     dp_packet_data(packet))->ip_proto);
-    iptun_term_set_rss_hash(packet, e->rss_hash);
-    return e->flow;
-}
-
-/* Returns the flow for 'packet', a first-pass packet received on 'in_port'
- * for which iptun_term_outer_candidate() is true, and sets the packet's layer
- * offsets as miniflow_extract() would, or returns NULL (offsets untouched)
- * if the cache has nothing for it. */
-static inline struct dp_netdev_flow *
-iptun_term_outer_lookup(struct iptun_term_cache *cache,
-                        struct dp_packet *packet, odp_port_t in_port)
-{
-    struct iptun_term_outer_entry *e;
-    struct iptun_term_outer_key key;
-    int l2_pad;
-
-    /* A flow that matches the UDP source port, or the remote's address, is
-     * cached with it, others (the usual case) without: try the key without
-     * the fields that the entries made so far left out first, then the
-     * exact key. */
-    l2_pad = iptun_term_outer_parse(packet, in_port, &key, cache->outer_mask,
-                                    cache->outer_wild);
-    if (l2_pad < 0) {
-        return NULL;
-    }
-    e = &cache->outer[iptun_term_outer_hash(&key) & IPTUN_TERM_OUTER_MASK];
-    if (e->flow && iptun_term_outer_key_equal(&e->key, &key)
-        && OVS_LIKELY(iptun_term_flow_usable(e->flow))) {
-        goto found;
-    }
-    if (!(key.w[0] & IPTUN_TERM_OUTER_WILD_ANY)) {
-        return NULL;
-    }
-    e = iptun_term_outer_find_exact(cache, packet, in_port);
-    if (!e) {
-        return NULL;
-    }
-
-found:
-    iptun_term_set_offsets(packet, ETH_HEADER_LEN,
-                           (key.w[0] & IPTUN_TERM_OUTER_IPV6
-                            ? IPV6_HEADER_LEN : IP_HEADER_LEN), l2_pad);
-    iptun_term_set_l4_proto(packet,
-                            key.w[0] & IPTUN_TERM_OUTER_IPV6
-                            ? ((const struct ovs_16aligned_ip6_hdr *)
-                               dp_packet_l3(packet))->ip6_nxt
-                            : ((const struct ip_header *)
-                               dp_packet_l3(packet))->ip_proto);
-    return e->flow;
-}
-
-/* The cache lookup of dfc_processing(), for a packet for which
- * iptun_term_outer_candidate() (first pass, 'md_is_valid' false, received on
- * 'in_port') or iptun_term_inner_candidate() (second pass) is true.
- * Returns the packet's flow and its TCP flags, or NULL. */
-static inline struct dp_netdev_flow *
-iptun_term_cache_lookup(struct iptun_term_cache *cache,
-                        struct dp_packet *packet, bool md_is_valid,
-                        odp_port_t in_port, uint16_t *tcp_flags)
-{
-    if (md_is_valid) {
-        return (OVS_LIKELY(iptun_term_inner_is_4in4(packet))
-                ? iptun_term_inner_lookup(cache, packet, tcp_flags)
-                : iptun_term_inner6_lookup(cache, packet, tcp_flags));
-    }
-    *tcp_flags = 0;
-    return iptun_term_outer_lookup(cache, packet, in_port);
-}
-
-/* The tunnel port of 'flow', a flow for which iptun_term_flow_usable() was
- * true: the port of its only action, a tnl_pop. */
-static inline odp_port_t
-iptun_term_flow_pop_port(const struct dp_netdev_flow *flow)
-{
-    const struct dp_netdev_actions *actions
-        = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
-
-    return nl_attr_get_odp_port(actions->actions);
-}
-
-/* Looks up each packet of 'packets', which an ipip, fou or gue port has just
- * popped, in the second-pass table, as the second pass would: stores its
- * flow and TCP flags in 'flows' and 'tcp_flags' and returns true if every
- * packet hits, false at the first miss. */
-static inline bool
-iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
-                           struct dp_packet_batch *packets,
-                           struct dp_netdev_flow **flows,
-                           uint16_t *tcp_flags)
-{
-    struct dp_packet *packet;
-
-    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        if (!iptun_term_inner_candidate(cache, packet)) {
-            return false;
-        }
-        flows[i] = iptun_term_cache_lookup(cache, packet, true,
-                                           packet->md.in_port.odp_port,
-                                           &tcp_flags[i]);
-        if (OVS_UNLIKELY(!flows[i])) {
-            return false;
-        }
-    }
-    return true;
 }
 
 #endif /* dpif-netdev-iptun-term.h */

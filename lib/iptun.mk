@@ -3,6 +3,7 @@
 lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term.c \
 	lib/dpif-netdev-iptun-term.h \
+	lib/dpif-netdev-iptun-term-lookup.h \
 	lib/iptun-pmtu.c \
 	lib/iptun-pmtu.h \
 	lib/iptun-reass.c \
