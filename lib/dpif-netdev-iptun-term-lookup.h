@@ -32,14 +32,7 @@ struct iptun_term_outer_entry *iptun_term_outer_find_exact(
 static inline bool
 iptun_term_is_port(const struct iptun_term_cache *cache, odp_port_t port)
 {
-    uint32_t p = odp_to_u32(port);
-    uint64_t bits;
-
-    if (p >= IPTUN_TERM_MAX_ODP_PORTS) {
-        return false;
-    }
-    atomic_read_relaxed(&cache->ports->odp_ports[p / 64], &bits);
-    return bits & (UINT64_C(1) << (p % 64));
+    return iptun_ports_is_odp(cache->ports, port);
 }
 
 /* True if 'packet', a first-pass packet, is one that 'cache' may hold. */
@@ -72,20 +65,14 @@ iptun_term_outer_candidate(const struct iptun_term_cache *cache,
         return false;
     }
     if (proto == IPPROTO_IPIP || proto == IPPROTO_IPV6) {
-        bool on;
-
-        atomic_read_relaxed(&cache->ports->has_ipip, &on);
-        return on;
+        return iptun_ports_has_ipip(cache->ports);
     }
     if (proto == IPPROTO_UDP
         && size >= ETH_HEADER_LEN + l3_len + UDP_HEADER_LEN) {
         const struct udp_header *udp = (const void *) ((const char *) (eth + 1)
                                                        + l3_len);
-        uint16_t port = ntohs(udp->udp_dst);
-        uint64_t bits;
 
-        atomic_read_relaxed(&cache->ports->udp_dst_ports[port / 64], &bits);
-        return bits & (UINT64_C(1) << (port % 64));
+        return iptun_ports_is_udp_dst(cache->ports, ntohs(udp->udp_dst));
     }
     return false;
 }

@@ -43,139 +43,32 @@ COVERAGE_DEFINE(iptun_term_inner_bypass);
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
-static struct iptun_term_ports term_ports;
+static struct iptun_term_config term_config = {
+    .enabled = true,
+    .one_pass = true,
+};
 
 static void term_outer_set_wild(struct iptun_term_cache *, uint64_t wild);
-
-/* Control side: how many ipip ports and fou ports per UDP destination port
- * exist, and whether the cache is enabled. */
-static struct ovs_mutex term_mutex = OVS_MUTEX_INITIALIZER;
-static bool term_enabled OVS_GUARDED_BY(term_mutex) = true;
-static unsigned int term_ipip_ports OVS_GUARDED_BY(term_mutex);
-static unsigned int term_n_ports OVS_GUARDED_BY(term_mutex); /* All types. */
-static unsigned int term_udp_refs[65536] OVS_GUARDED_BY(term_mutex);
-static bool term_odp_ports[IPTUN_TERM_MAX_ODP_PORTS]
-    OVS_GUARDED_BY(term_mutex);
-
-/* Sets bit 'idx' of the bitmap 'map', which the PMD threads read, to 'on'
- * (and the cache's being enabled). */
-static void
-term_publish_bit(atomic_uint64_t *map, uint32_t idx, bool on)
-    OVS_REQUIRES(term_mutex)
-{
-    uint64_t bit = UINT64_C(1) << (idx % 64);
-    uint64_t bits;
-
-    atomic_read_relaxed(&map[idx / 64], &bits);
-    bits = term_enabled && on ? bits | bit : bits & ~bit;
-    atomic_store_relaxed(&map[idx / 64], bits);
-}
-
-/* Publishes the candidate set for UDP port 'port' (host order). */
-static void
-term_publish_udp(uint16_t port)
-    OVS_REQUIRES(term_mutex)
-{
-    term_publish_bit(term_ports.udp_dst_ports, port, term_udp_refs[port]);
-}
-
-/* Publishes whether datapath port 'port' is an ipip or fou port. */
-static void
-term_publish_odp(uint32_t port)
-    OVS_REQUIRES(term_mutex)
-{
-    term_publish_bit(term_ports.odp_ports, port, term_odp_ports[port]);
-}
-
-/* Publishes whether the cache may hold anything. */
-static void
-term_publish_on(void)
-    OVS_REQUIRES(term_mutex)
-{
-    atomic_store_relaxed(&term_ports.on, term_enabled && term_n_ports > 0);
-}
-
-static void
-term_publish_all(void)
-    OVS_REQUIRES(term_mutex)
-{
-    term_publish_on();
-    atomic_store_relaxed(&term_ports.has_ipip,
-                         term_enabled && term_ipip_ports > 0);
-    for (int port = 0; port < 65536; port++) {
-        term_publish_udp(port);
-    }
-    for (int port = 0; port < IPTUN_TERM_MAX_ODP_PORTS; port++) {
-        term_publish_odp(port);
-    }
-}
-
-/* Called by tnl-ports when the userspace datapath starts ('add') or stops
- * terminating tunnel port type 'type', datapath port 'odp_port', on UDP port
- * 'tp_port'. */
-void
-iptun_term_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
-                    bool add)
-{
-    bool ipip = !strcmp(type, "ipip");
-    bool fou = netdev_iptun_is_udp_type(type);
-    uint32_t odp = odp_to_u32(odp_port);
-
-    ovs_mutex_lock(&term_mutex);
-    if (ipip || fou) {
-        if (add) {
-            term_n_ports++;
-        } else if (term_n_ports) {
-            term_n_ports--;
-        }
-        term_publish_on();
-    }
-    if ((ipip || fou) && odp < IPTUN_TERM_MAX_ODP_PORTS) {
-        term_odp_ports[odp] = add;
-        term_publish_odp(odp);
-    }
-    if (ipip) {
-        if (add) {
-            term_ipip_ports++;
-        } else if (term_ipip_ports) {
-            term_ipip_ports--;
-        }
-        atomic_store_relaxed(&term_ports.has_ipip,
-                             term_enabled && term_ipip_ports > 0);
-    } else if (fou) {
-        uint16_t port = ntohs(tp_port);
-
-        if (add) {
-            term_udp_refs[port]++;
-        } else if (term_udp_refs[port]) {
-            term_udp_refs[port]--;
-        }
-        term_publish_udp(port);
-    }
-    ovs_mutex_unlock(&term_mutex);
-}
 
 void
 iptun_term_set_config(const struct smap *other_config)
 {
     bool enable = smap_get_bool(other_config, "iptun-term-cache", true);
     bool one_pass = smap_get_bool(other_config, "iptun-term-one-pass", true);
-    bool old_one_pass;
+    bool old_enable, old_one_pass;
 
-    atomic_read_relaxed(&term_ports.one_pass, &old_one_pass);
+    atomic_read_relaxed(&term_config.one_pass, &old_one_pass);
     if (one_pass != old_one_pass) {
-        atomic_store_relaxed(&term_ports.one_pass, one_pass);
+        atomic_store_relaxed(&term_config.one_pass, one_pass);
         VLOG_INFO("ipip/fou/gue decapsulation in one pass %s",
                   one_pass ? "enabled" : "disabled");
     }
-    ovs_mutex_lock(&term_mutex);
-    if (enable != term_enabled) {
-        term_enabled = enable;
-        term_publish_all();
+    atomic_read_relaxed(&term_config.enabled, &old_enable);
+    if (enable != old_enable) {
+        atomic_store_relaxed(&term_config.enabled, enable);
         VLOG_INFO("ipip/fou tunnel termination cache %s",
                   enable ? "enabled" : "disabled");
     }
-    ovs_mutex_unlock(&term_mutex);
 }
 
 /* Counts 'n' cache hits of 'pass'. */
@@ -231,7 +124,8 @@ iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
     term_outer_set_wild(cache, 0);
-    cache->ports = &term_ports;
+    cache->config = &term_config;
+    cache->ports = iptun_ports_map();
 }
 
 /* Drops the reference an entry of either table holds in '*flowp'. */
@@ -473,6 +367,9 @@ iptun_term_cache_insert(struct iptun_term_cache *cache,
     struct iptun_term_outer_key key;
     uint64_t wild;
 
+    if (!iptun_term_cache_active(cache)) {
+        return;
+    }
     if (flow_tnl_dst_is_set(&md->tunnel)) {
         if (!cache->payoff[IPTUN_TERM_SECOND_PASS].until
             && iptun_term_inner_candidate(cache, packet)) {

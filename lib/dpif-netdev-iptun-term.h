@@ -76,6 +76,7 @@
 #include "dp-packet.h"
 #include "dpif-netdev-dpcls.h"
 #include "dpif-netdev-flow.h"
+#include "iptun-ports.h"
 #include "netlink.h"
 #include "odp-netlink.h"
 #include "openvswitch/types.h"
@@ -105,9 +106,6 @@ struct smap;
 #define IPTUN_TERM_INNER_ANY6_ENTRIES 8192  /* A power of 2. */
 #define IPTUN_TERM_INNER_ANY6_MASK (IPTUN_TERM_INNER_ANY6_ENTRIES - 1)
 #define IPTUN_TERM_INNER_ANY6_WORDS 13
-/* Datapath port numbers of the tunnel ports cached (a multiple of 64).  A
- * fou port's number is its UDP port, as for vxlan ("fou_sys_5555"). */
-#define IPTUN_TERM_MAX_ODP_PORTS 65536
 
 /* A table that hits fewer than one lookup in IPTUN_TERM_MIN_HIT_INV over a
  * window of IPTUN_TERM_WINDOW_ENTRIES times its size (long enough for a
@@ -161,19 +159,12 @@ struct iptun_term_inner_any6_entry {
     uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
-/* Which outer packets are worth a cache lookup: IPv4 or IPv6 protocol 4
- * or 41 while an ipip port exists, UDP to a fou or gue port's destination
- * port; and which datapath ports are ipip, fou or gue ports (for the second
- * pass).  One set for the process, written under a mutex by
- * iptun_term_port_ref() and iptun_term_set_config(), read by the PMD
- * threads without locking through their caches' const pointer; a stale
- * value only costs a lookup or skips the cache for a moment. */
-struct iptun_term_ports {
-    atomic_bool on;             /* Cache enabled and any port below. */
-    atomic_bool one_pass;       /* Decapsulation in one pass enabled. */
-    atomic_bool has_ipip;       /* An ipip port exists. */
-    atomic_uint64_t udp_dst_ports[65536 / 64];  /* fou's and gue's. */
-    atomic_uint64_t odp_ports[IPTUN_TERM_MAX_ODP_PORTS / 64];
+/* other_config:iptun-term-cache and iptun-term-one-pass: one pair for the
+ * process, written by iptun_term_set_config(), read by the PMD threads
+ * without locking through their caches' const pointer. */
+struct iptun_term_config {
+    atomic_bool enabled;        /* The cache. */
+    atomic_bool one_pass;       /* Decapsulation in one pass. */
 };
 
 /* The two passes of a decapsulated packet, each with a table (two for the
@@ -200,7 +191,8 @@ struct iptun_term_payoff {
 };
 
 struct iptun_term_cache {
-    const struct iptun_term_ports *ports;
+    const struct iptun_term_config *config;
+    const struct iptun_ports_map *ports;        /* Which packets to take. */
     struct iptun_term_payoff payoff[IPTUN_TERM_N_PASSES];
     struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
     struct iptun_term_inner_4in4_entry
@@ -220,13 +212,12 @@ struct iptun_term_cache {
 
 /* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
  * of stale entries; the datapath's other_config (iptun-term-cache,
- * iptun-one-pass); the tunnel ports, from tnl-ports. */
+ * iptun-term-one-pass).  (Which ports are tunnel ports, the cache reads
+ * from the registry of iptun-ports.h.) */
 void iptun_term_cache_init(struct iptun_term_cache *);
 void iptun_term_cache_uninit(struct iptun_term_cache *);
 void iptun_term_cache_slow_sweep(struct iptun_term_cache *);
 void iptun_term_set_config(const struct smap *other_config);
-void iptun_term_port_ref(const char *type, odp_port_t odp_port,
-                         ovs_be16 tp_port, bool add);
 
 /* Caches 'flow', which the datapath's lookup found for 'packet' (a cache
  * miss), if the packet is a candidate. */
@@ -248,10 +239,10 @@ void iptun_term_count_bypass(enum iptun_term_pass);
 static inline bool
 iptun_term_cache_active(const struct iptun_term_cache *cache)
 {
-    bool on;
+    bool enabled;
 
-    atomic_read_relaxed(&cache->ports->on, &on);
-    return on;
+    atomic_read_relaxed(&cache->config->enabled, &enabled);
+    return enabled && iptun_ports_any(cache->ports);
 }
 
 /* True if decapsulation in one pass may apply: the cache is active
@@ -262,7 +253,7 @@ iptun_term_one_pass_active(const struct iptun_term_cache *cache)
 {
     bool one_pass;
 
-    atomic_read_relaxed(&cache->ports->one_pass, &one_pass);
+    atomic_read_relaxed(&cache->config->one_pass, &one_pass);
     return one_pass && iptun_term_cache_active(cache);
 }
 

@@ -27,6 +27,7 @@
 #include "csum.h"
 #include "dp-packet.h"
 #include "hash.h"
+#include "iptun-ports.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/hmap.h"
 #include "openvswitch/list.h"
@@ -107,74 +108,6 @@ static struct ovs_list ages[2] OVS_GUARDED_BY(mutex) = {
 static size_t mem_used OVS_GUARDED_BY(mutex);
 static size_t max_bytes OVS_GUARDED_BY(mutex) = REASS_DEFAULT_MAX_BYTES;
 
-/* The fou datapath ports and their UDP ports (tnl-ports). */
-struct reass_fou_port {
-    odp_port_t odp_port;
-    ovs_be16 tp_port;
-    bool ipip;                  /* An ipip port (then 'tp_port' is 0). */
-};
-static struct ovs_mutex ports_mutex = OVS_MUTEX_INITIALIZER;
-static struct reass_fou_port *fou_ports OVS_GUARDED_BY(ports_mutex);
-static size_t n_fou_ports OVS_GUARDED_BY(ports_mutex);
-
-void
-iptun_reass_port_ref(const char *type, odp_port_t odp_port, ovs_be16 tp_port,
-                     bool add)
-{
-    bool ipip = !strcmp(type, "ipip");
-
-    if (!ipip && !netdev_iptun_is_udp_type(type)) {
-        return;
-    }
-    ovs_mutex_lock(&ports_mutex);
-    if (add) {
-        fou_ports = xrealloc(fou_ports, (n_fou_ports + 1) * sizeof *fou_ports);
-        fou_ports[n_fou_ports++] = (struct reass_fou_port) { odp_port,
-                                                             tp_port, ipip };
-    } else {
-        for (size_t i = 0; i < n_fou_ports; i++) {
-            if (fou_ports[i].odp_port == odp_port
-                && fou_ports[i].tp_port == tp_port
-                && fou_ports[i].ipip == ipip) {
-                fou_ports[i] = fou_ports[--n_fou_ports];
-                break;
-            }
-        }
-    }
-    ovs_mutex_unlock(&ports_mutex);
-}
-
-bool
-iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port)
-{
-    bool found = false;
-
-    ovs_mutex_lock(&ports_mutex);
-    for (size_t i = 0; i < n_fou_ports && !found; i++) {
-        found = (fou_ports[i].odp_port == odp_port
-                 && fou_ports[i].tp_port == tp_port
-                 && !fou_ports[i].ipip);
-    }
-    ovs_mutex_unlock(&ports_mutex);
-    return found;
-}
-
-/* True if 'odp_port' is an ipip port: its tnl-ports rules for protocols 4
- * and 41 take every fragment.  (SRv6 ports, in Open vSwitch 3.2 and later,
- * listen on the same protocols and take no fragment.) */
-bool
-iptun_reass_is_ipip_port(odp_port_t odp_port)
-{
-    bool found = false;
-
-    ovs_mutex_lock(&ports_mutex);
-    for (size_t i = 0; i < n_fou_ports && !found; i++) {
-        found = fou_ports[i].odp_port == odp_port && fou_ports[i].ipip;
-    }
-    ovs_mutex_unlock(&ports_mutex);
-    return found;
-}
-
 /* Adds clone(['set'] tnl_pop('port')) to 'odp_actions'. */
 static void
 reass_put_clone_pop(struct ofpbuf *odp_actions, const struct flow_tnl *set,
@@ -195,7 +128,7 @@ iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
                              struct flow_wildcards *wc)
 {
     bool ipv6 = flow->dl_type == htons(ETH_TYPE_IPV6);
-    struct reass_fou_port *ports;
+    struct iptun_udp_port *ports;
     struct flow f = *flow;
     odp_port_t port;
     size_t n;
@@ -213,21 +146,15 @@ iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
     if (ipv6) {
         f.nw_proto = IPPROTO_IPIP;
         port = tnl_port_map_lookup(&f, wc);
-        if (port != ODPP_NONE && iptun_reass_is_ipip_port(port)) {
+        if (port != ODPP_NONE && iptun_ports_is_ipip(port)) {
             reass_put_clone_pop(odp_actions, NULL, port);
         }
     }
 
     /* A fou port's rule in tnl-ports matches its UDP port in unfragmented
      * packets and first fragments. */
-    ovs_mutex_lock(&ports_mutex);
-    n = n_fou_ports;
-    ports = xmemdup(fou_ports, n * sizeof *ports);
-    ovs_mutex_unlock(&ports_mutex);
+    n = iptun_ports_udp_snapshot(&ports);
     for (size_t i = 0; i < n; i++) {
-        if (ports[i].ipip) {
-            continue;
-        }
         f.nw_proto = IPPROTO_UDP;
         f.nw_frag = 0;
         f.tp_dst = ports[i].tp_port;

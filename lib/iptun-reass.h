@@ -87,15 +87,6 @@ void iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
                                   const struct flow *,
                                   struct flow_wildcards *);
 
-/* tnl-ports tells which datapath ports of type 'type' listen on which UDP
- * ports ('add' true for a new one, false for a deleted one; only fou's are
- * kept), and asks whether 'odp_port' is a fou port on 'tp_port' (its rule
- * then takes first fragments too). */
-void iptun_reass_port_ref(const char *type, odp_port_t odp_port,
-                          ovs_be16 tp_port, bool add);
-bool iptun_reass_is_fou_port(odp_port_t odp_port, ovs_be16 tp_port);
-bool iptun_reass_is_ipip_port(odp_port_t odp_port);
-
 void iptun_reass_set_config(const struct smap *other_config);
 
 #endif /* iptun-reass.h */

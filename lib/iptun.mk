@@ -6,6 +6,8 @@ lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term-lookup.h \
 	lib/iptun-pmtu.c \
 	lib/iptun-pmtu.h \
+	lib/iptun-ports.c \
+	lib/iptun-ports.h \
 	lib/iptun-reass.c \
 	lib/iptun-reass.h \
 	lib/netdev-iptun-config.c \
