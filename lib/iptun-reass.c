@@ -95,7 +95,7 @@ struct reass_dgram {
     uint32_t total;             /* Payload length, once the last came. */
     uint32_t have;              /* Payload bytes held. */
     size_t mem;                 /* Memory held. */
-    ovs_be16 owner;             /* fou's: its UDP destination port, from the
+    ovs_be16 udp_port;          /* fou's: its UDP destination port, from the
                                  * first fragment.  ipip's: 0. */
 };
 
@@ -192,7 +192,7 @@ reass_log(const struct reass_dgram *d, const char *why)
         struct ds s = DS_EMPTY_INITIALIZER;
 
         ds_put_format(&s, "%s: dropping the fragments of the datagram ",
-                      d->owner ? "fou/gue" : "ipip");
+                      d->udp_port ? "fou/gue" : "ipip");
         ipv6_format_mapped(&d->key.src, &s);
         ds_put_cstr(&s, " > ");
         ipv6_format_mapped(&d->key.dst, &s);
@@ -357,7 +357,7 @@ iptun_reass_take_consumed(void)
 
 struct dp_packet *
 iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
-                ovs_be16 claim)
+                ovs_be16 copy_port)
 {
     const uint8_t *l3 = dp_packet_l3(frag);
     /* The pops trimmed 'frag' to its outer datagram: all that follows the
@@ -373,7 +373,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
     struct reass_frag *f;
     struct ovs_list *prev;
     const char *why;
-    ovs_be16 owner = claim;
+    ovs_be16 udp_port = copy_port;
     uint8_t next;
     bool more;
     size_t mem;
@@ -426,7 +426,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         const struct udp_header *udp = (const void *)
             ((const uint8_t *) dp_packet_data(frag) + data_ofs);
 
-        owner = next == IPPROTO_UDP && len >= UDP_HEADER_LEN
+        udp_port = next == IPPROTO_UDP && len >= UDP_HEADER_LEN
                 ? udp->udp_dst : 0;
     }
     end = start + len;
@@ -438,7 +438,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
     COVERAGE_INC(iptun_reass_frag);
 
     d = reass_find(&key, hash);
-    if (d ? d->owner != owner
+    if (d ? d->udp_port != udp_port
           : start && (key.ipv6 || key.proto == IPPROTO_UDP)) {
         /* A copy of a later fragment that the host gets too (see
          * iptun_reass_xlate_later_frag()): not ours unless its datagram's
@@ -451,7 +451,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
     if (!d) {
         d = xzalloc(sizeof *d);
         d->key = key;
-        d->owner = owner;
+        d->udp_port = udp_port;
         d->total = UINT32_MAX;
         d->expires = time_msec() + (key.ipv6 ? REASS_TIMEOUT6_MS
                                              : REASS_TIMEOUT4_MS);
@@ -502,7 +502,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         VLOG_WARN_RL(&rl, "%s: dropping a fragment: fragments waiting for "
                      "reassembly hold %"PRIuSIZE" bytes, "
                      "other_config:iptun-reass-max-bytes is %"PRIuSIZE,
-                     owner ? "fou/gue" : "ipip", mem_used, max_bytes);
+                     udp_port ? "fou/gue" : "ipip", mem_used, max_bytes);
         dp_packet_delete(frag);
         if (ovs_list_is_empty(&d->frags)) {
             reass_destroy(d);

@@ -61,14 +61,14 @@ struct smap;
 
 /* Takes the outer fragment 'frag', whose outer IPv4 header (or IPv6 header
  * and extension headers up to the fragment header, which starts 'frag_ofs'
- * bytes after the IPv6 header's start) has been checked.  'claim' is 0 for
- * the ipip pop and, for the fou pop, the UDP port that the translation gave
- * a copy of a later fragment (0 for another packet).  Returns NULL if it was
- * kept or dropped, or the complete datagram, a new packet with the metadata
- * of 'frag' and no fragment header (outer IPv4: fragment offset and MF
- * clear, IPv6: the fragment header removed). */
+ * bytes after the IPv6 header's start) has been checked.  'copy_port' is 0
+ * for the ipip pop and, for the fou and gue pops, the UDP port that the
+ * translation gave a copy of a later fragment (0 for another packet).
+ * Returns NULL if it was kept or dropped, or the complete datagram, a new
+ * packet with the metadata of 'frag' and no fragment header (outer IPv4:
+ * fragment offset and MF clear, IPv6: the fragment header removed). */
 struct dp_packet *iptun_reass_add(struct dp_packet *frag,
-                                  unsigned int frag_ofs, ovs_be16 claim);
+                                  unsigned int frag_ofs, ovs_be16 copy_port);
 
 /* The outer fragments that iptun_reass_add() took in this thread since the
  * last call without losing them: kept for their datagram, or copies of

@@ -26,6 +26,7 @@
 
 #include "coverage.h"
 #include "csum.h"
+#include "iptun-ports.h"
 #include "iptun-reass.h"
 #include "dp-packet.h"
 #include "flow.h"
@@ -154,7 +155,7 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
 /* iptun_pop_outer() for an outer IPv4 header off its fast path: options
  * (skipped), a checksum not yet verified, lengths to check one by one. */
 static void *
-iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
+iptun_pop_outer4_slow(struct dp_packet *packet, enum iptun_type type,
                       unsigned int *hlen, unsigned int *l4_len)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
@@ -167,12 +168,12 @@ iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
         || tot_len > l3_size) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv4 header "
                      "length %u, total length %"PRIu16", %"PRIu32" bytes",
-                     type, ihl_len, tot_len, l3_size);
+                     iptun_type_name(type), ihl_len, tot_len, l3_size);
         return NULL;
     }
     if (!dp_packet_ip_checksum_valid(packet) && csum(outer, ihl_len)) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer IPv4 header "
-                     "has a bad checksum", type);
+                     "has a bad checksum", iptun_type_name(type));
         return NULL;
     }
     tnl->ip_src = get_16aligned_be32(&outer->ip_src);
@@ -195,10 +196,10 @@ iptun_pop_outer4_slow(struct dp_packet *packet, const char *type,
  * left, AH, ESP) ends in a drop, as a tunnel endpoint without them
  * configured would drop it. */
 static void *
-iptun_pop_outer6(struct dp_packet *packet, const char *type,
+iptun_pop_outer6(struct dp_packet *packet, enum iptun_type type,
                  unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
-    bool fou = strcmp(type, "ipip") != 0;      /* fou or gue: UDP. */
+    bool fou = type != IPTUN_IPIP;             /* fou or gue: UDP. */
     const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
     uint32_t l3_size = dp_packet_l3_size(packet);
     struct flow_tnl *tnl = &packet->md.tunnel;
@@ -207,13 +208,13 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
 
     if (l3_size < IPV6_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer IPv6 header "
-                     "is truncated", type);
+                     "is truncated", iptun_type_name(type));
         return NULL;
     }
     len = IPV6_HEADER_LEN + ntohs(ip6->ip6_plen);
     if (len > l3_size) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with outer IPv6 payload "
-                     "length %u in %"PRIu32" bytes", type,
+                     "length %u in %"PRIu32" bytes", iptun_type_name(type),
                      len - IPV6_HEADER_LEN, l3_size - IPV6_HEADER_LEN);
         return NULL;
     }
@@ -225,18 +226,19 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
 
         if (IPV6_HEADER_LEN + ext_len + 8 > len) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
-                         "IPv6 extension header", type);
+                         "IPv6 extension header", iptun_type_name(type));
             return NULL;
         }
         this_len = (ext[1] + 1) * 8;
         if (IPV6_HEADER_LEN + ext_len + this_len > len) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
-                         "IPv6 extension header", type);
+                         "IPv6 extension header", iptun_type_name(type));
             return NULL;
         }
         if (nxt == IPPROTO_ROUTING && ext[3]) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a routing "
-                         "header with %"PRIu8" segments left", type, ext[3]);
+                         "header with %"PRIu8" segments left",
+                         iptun_type_name(type), ext[3]);
             return NULL;
         }
         nxt = ext[0];
@@ -246,14 +248,15 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
         && IPV6_HEADER_LEN + ext_len + sizeof(struct ovs_16aligned_ip6_frag)
            > len) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
-                     "IPv6 fragment header", type);
+                     "IPv6 fragment header", iptun_type_name(type));
         return NULL;
     }
     if (fou ? nxt != IPPROTO_UDP && nxt != IPPROTO_FRAGMENT
             : nxt != IPPROTO_IPIP && nxt != IPPROTO_IPV6
               && nxt != IPPROTO_FRAGMENT) {
         VLOG_WARN_RL(&err_rl, "%s: dropping IPv6 packet whose next header "
-                     "after the options is %"PRIu8", not %s", type, nxt,
+                     "after the options is %"PRIu8", not %s",
+                     iptun_type_name(type), nxt,
                      fou ? "17" : "4 or 41");
         return NULL;
     }
@@ -280,12 +283,12 @@ iptun_pop_outer6(struct dp_packet *packet, const char *type,
  * drop such packets in the userspace datapath.  An outer fragment (which
  * tnl-ports and the translation hand to ipip and fou too, see
  * lib/iptun-reass.h) returns with '*proto' IPPROTO_FRAGMENT: the IPv4
- * payload or the IPv6 fragment header, and, if 'claim' is nonnull, with
- * the UDP port that a fou pop's copy of it is for in '*claim'. */
+ * payload or the IPv6 fragment header, and, if 'copy_port' is nonnull, with
+ * the UDP port that a fou pop's copy of it is for in '*copy_port'. */
 static void *
-iptun_pop_outer(struct dp_packet *packet, const char *type,
+iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
                 unsigned int *hlen, unsigned int *l4_len, uint8_t *proto,
-                ovs_be16 *claim)
+                ovs_be16 *copy_port)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
     /* The usual packet: a 20-byte header with a right checksum and a total
@@ -296,11 +299,11 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
                   && !IP_IS_FRAGMENT(outer->ip_frag_off));
     void *l4;
 
-    if (OVS_UNLIKELY(!usual) && claim) {
+    if (OVS_UNLIKELY(!usual) && copy_port) {
         /* The UDP port that a copy of a later outer fragment is for, before
          * the metadata that says it goes (iptun_reass_xlate_later_frag()):
          * a packet from a port has no tunnel destination. */
-        *claim = (flow_tnl_dst_is_set(&packet->md.tunnel)
+        *copy_port = (flow_tnl_dst_is_set(&packet->md.tunnel)
                   ? packet->md.tunnel.tp_dst : 0);
     }
     iptun_metadata_init(&packet->md);
@@ -329,7 +332,7 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
 
     if (!outer || dp_packet_l3_size(packet) < IP_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
-                     "truncated", type);
+                     "truncated", iptun_type_name(type));
         return NULL;
     }
     if (IP_VER(outer->ip_ihl_ver) == 6) {
@@ -337,7 +340,8 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
     }
     if (IP_VER(outer->ip_ihl_ver) != 4) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer header is "
-                     "IP version %d", type, IP_VER(outer->ip_ihl_ver));
+                     "IP version %d",
+                     iptun_type_name(type), IP_VER(outer->ip_ihl_ver));
         return NULL;
     }
 
@@ -349,22 +353,23 @@ iptun_pop_outer(struct dp_packet *packet, const char *type,
 
 /* For an outer fragment '*packetp' for which iptun_pop_outer() returned
  * 'l4' (and '*proto' IPPROTO_FRAGMENT): hands it to iptun_reass_add() with
- * 'claim'.  Sets '*packetp' to NULL while its datagram is not complete (the
- * fragment was kept, or dropped and counted there).  Then the datagram,
+ * 'copy_port'.  Sets '*packetp' to NULL while its datagram is not complete
+ * (the fragment was kept, or dropped and counted there).  Then the datagram,
  * which is no fragment (the reassembly cleared the IPv4 fragment fields or
  * removed the IPv6 fragment header), replaces it in '*packetp' and takes
  * the path of an unfragmented packet: returns what iptun_pop_outer()
  * returns for it, or NULL (with '*packetp' for the caller to drop) if it is
  * not good. */
 static void *
-iptun_pop_outer_reass(struct dp_packet **packetp, void *l4, const char *type,
-                      unsigned int *hlen, unsigned int *l4_len,
-                      uint8_t *proto, ovs_be16 claim)
+iptun_pop_outer_reass(struct dp_packet **packetp, void *l4,
+                      enum iptun_type type, unsigned int *hlen,
+                      unsigned int *l4_len, uint8_t *proto, ovs_be16 copy_port)
 {
     struct dp_packet *packet = *packetp;
 
-    packet = iptun_reass_add(packet, (char *) l4
-                                     - (char *) dp_packet_l3(packet), claim);
+    packet = iptun_reass_add(packet,
+                             (char *) l4 - (char *) dp_packet_l3(packet),
+                             copy_port);
     *packetp = packet;
     if (!packet) {
         return NULL;
@@ -372,7 +377,7 @@ iptun_pop_outer_reass(struct dp_packet **packetp, void *l4, const char *type,
     l4 = iptun_pop_outer(packet, type, hlen, l4_len, proto, NULL);
     if (l4 && *proto == IPPROTO_FRAGMENT) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with two outer IPv6 "
-                     "fragment headers", type);
+                     "fragment headers", iptun_type_name(type));
         l4 = NULL;
     }
     return l4;
@@ -381,7 +386,7 @@ iptun_pop_outer_reass(struct dp_packet **packetp, void *l4, const char *type,
 /* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
  * Returns false if that is not a consistent IPv4 packet. */
 static bool
-iptun_pop_inner(struct dp_packet *packet, const char *type,
+iptun_pop_inner(struct dp_packet *packet, enum iptun_type type,
                 unsigned int hlen, unsigned int len)
 {
     const struct ip_header *inner;
@@ -389,14 +394,15 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
 
     if (len < IP_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
-                     "IPv4 header (%u bytes)", type, len);
+                     "IPv4 header (%u bytes)", iptun_type_name(type), len);
         return false;
     }
     inner = ALIGNED_CAST(const struct ip_header *,
                          (const char *) dp_packet_data(packet) + hlen);
     if (IP_VER(inner->ip_ihl_ver) != 4) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner header is "
-                     "IP version %d, not 4", type, IP_VER(inner->ip_ihl_ver));
+                     "IP version %d, not 4",
+                     iptun_type_name(type), IP_VER(inner->ip_ihl_ver));
         return false;
     }
     /* As Linux's ip_rcv() checks the inner packet after its ipip device:
@@ -407,7 +413,8 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
     if (ihl_len < IP_HEADER_LEN || inner_len < ihl_len || inner_len > len) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner IPv4 header "
                      "(header length %u, total length %u) does not fit its "
-                     "%u bytes", type, ihl_len, inner_len, len);
+                     "%u bytes",
+                     iptun_type_name(type), ihl_len, inner_len, len);
         return false;
     }
 
@@ -420,7 +427,7 @@ iptun_pop_inner(struct dp_packet *packet, const char *type,
 /* Makes 'packet' the inner IPv6 packet at offset 'hlen', of 'len' bytes.
  * Returns false if that is not a consistent IPv6 packet. */
 static bool
-iptun_pop_inner6(struct dp_packet *packet, const char *type,
+iptun_pop_inner6(struct dp_packet *packet, enum iptun_type type,
                  unsigned int hlen, unsigned int len)
 {
     const struct ovs_16aligned_ip6_hdr *inner;
@@ -428,14 +435,15 @@ iptun_pop_inner6(struct dp_packet *packet, const char *type,
 
     if (len < IPV6_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated inner "
-                     "IPv6 header (%u bytes)", type, len);
+                     "IPv6 header (%u bytes)", iptun_type_name(type), len);
         return false;
     }
     inner = ALIGNED_CAST(const struct ovs_16aligned_ip6_hdr *,
                          (const char *) dp_packet_data(packet) + hlen);
     if (IP_VER(inner->ip6_vfc) != 6) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner header is "
-                     "IP version %d, not 6", type, IP_VER(inner->ip6_vfc));
+                     "IP version %d, not 6",
+                     iptun_type_name(type), IP_VER(inner->ip6_vfc));
         return false;
     }
     /* As Linux's ipv6_rcv(): a payload length that does not fit what the
@@ -446,7 +454,8 @@ iptun_pop_inner6(struct dp_packet *packet, const char *type,
     if (inner_len > len
         || (!inner->ip6_plen && inner->ip6_nxt == IPPROTO_HOPOPTS)) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose inner IPv6 header "
-                     "(payload length %u) does not fit its %u bytes", type,
+                     "(payload length %u) does not fit its %u bytes",
+                     iptun_type_name(type),
                      ntohs(inner->ip6_plen), len);
         return false;
     }
@@ -709,10 +718,10 @@ netdev_ipip_pop_header(struct dp_packet *packet)
     void *l4;
     bool ok;
 
-    l4 = iptun_pop_outer(packet, "ipip", &hlen, &len, &proto, NULL);
+    l4 = iptun_pop_outer(packet, IPTUN_IPIP, &hlen, &len, &proto, NULL);
     if (OVS_UNLIKELY(l4 && proto == IPPROTO_FRAGMENT)) {
-        l4 = iptun_pop_outer_reass(&packet, l4, "ipip", &hlen, &len, &proto,
-                                   0);
+        l4 = iptun_pop_outer_reass(&packet, l4, IPTUN_IPIP, &hlen, &len,
+                                   &proto, 0);
         if (!packet) {
             return NULL;
         }
@@ -723,9 +732,9 @@ netdev_ipip_pop_header(struct dp_packet *packet)
     }
     /* tnl-ports hands ipip_sys protocols 4 and 41 only. */
     if (proto == IPPROTO_IPV6) {
-        ok = iptun_pop_inner6(packet, "ipip", hlen, len);
+        ok = iptun_pop_inner6(packet, IPTUN_IPIP, hlen, len);
     } else {
-        ok = iptun_pop_inner(packet, "ipip", hlen, len);
+        ok = iptun_pop_inner(packet, IPTUN_IPIP, hlen, len);
     }
     if (!ok) {
         COVERAGE_INC(ipip_pop_bad_inner);
@@ -856,7 +865,7 @@ enum iptun_udp_drop {
  * over IPv6 too, as Linux's fou and gue accept it).  For IPTUN_UDP_HELD,
  * '*packetp' is NULL; otherwise the caller drops '*packetp'. */
 static inline ALWAYS_INLINE const struct udp_header *
-iptun_pop_udp(struct dp_packet **packetp, const char *type,
+iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
               unsigned int *hlen, unsigned int *udp_len,
               enum iptun_udp_drop *why)
 {
@@ -864,13 +873,13 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
     struct dp_packet *packet;
     unsigned int l4_len, len;
     struct flow_tnl *tnl;
-    ovs_be16 claim = 0;
+    ovs_be16 copy_port = 0;
     uint8_t proto;
 
-    udp = iptun_pop_outer(*packetp, type, hlen, &l4_len, &proto, &claim);
+    udp = iptun_pop_outer(*packetp, type, hlen, &l4_len, &proto, &copy_port);
     if (OVS_UNLIKELY(udp && proto == IPPROTO_FRAGMENT)) {
         udp = iptun_pop_outer_reass(packetp, (void *) udp, type, hlen,
-                                    &l4_len, &proto, claim);
+                                    &l4_len, &proto, copy_port);
         if (!*packetp) {
             *why = IPTUN_UDP_HELD;
             return NULL;
@@ -889,7 +898,8 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
     len = l4_len >= UDP_HEADER_LEN ? ntohs(udp->udp_len) : 0;
     if (len < UDP_HEADER_LEN || len > l4_len) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet with UDP length %u in "
-                     "an IP payload of %u bytes", type, len, l4_len);
+                     "an IP payload of %u bytes",
+                     iptun_type_name(type), len, l4_len);
         *why = IPTUN_UDP_BAD_LEN;
         return NULL;
     }
@@ -898,7 +908,7 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
         if (!dp_packet_l4_checksum_valid(packet)
             && !fou_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a bad UDP "
-                         "checksum", type);
+                         "checksum", iptun_type_name(type));
             *why = IPTUN_UDP_BAD_CSUM;
             return NULL;
         }
@@ -922,7 +932,7 @@ iptun_pop_udp(struct dp_packet **packetp, const char *type,
 /* Makes 'packet' the inner IPv4 or IPv6 packet, by its version nibble, at
  * offset 'hlen', of 'len' bytes; false if it is no consistent packet. */
 static inline ALWAYS_INLINE bool
-iptun_pop_inner_any(struct dp_packet *packet, const char *type,
+iptun_pop_inner_any(struct dp_packet *packet, enum iptun_type type,
                     unsigned int hlen, unsigned int len)
 {
     const uint8_t *inner = (const uint8_t *) dp_packet_data(packet) + hlen;
@@ -942,7 +952,7 @@ netdev_fou_pop_header(struct dp_packet *packet)
     enum iptun_udp_drop why;
     unsigned int hlen, udp_len;
 
-    if (!iptun_pop_udp(&packet, "fou", &hlen, &udp_len, &why)) {
+    if (!iptun_pop_udp(&packet, IPTUN_FOU, &hlen, &udp_len, &why)) {
         if (why == IPTUN_UDP_HELD) {
             return NULL;
         }
@@ -952,7 +962,8 @@ netdev_fou_pop_header(struct dp_packet *packet)
 
     /* The inner packet's version nibble tells IPv4 from IPv6, whatever the
      * port's 'ipproto' (which decides what it sends). */
-    if (!iptun_pop_inner_any(packet, "fou", hlen, udp_len - UDP_HEADER_LEN)) {
+    if (!iptun_pop_inner_any(packet, IPTUN_FOU, hlen,
+                             udp_len - UDP_HEADER_LEN)) {
         COVERAGE_INC(fou_pop_bad_inner);
         goto drop;
     }
@@ -1161,7 +1172,7 @@ netdev_gue_pop_header(struct dp_packet *packet)
     const uint8_t *gue;
     bool remcsum, ok;
 
-    udp = iptun_pop_udp(&packet, "gue", &hlen, &udp_len, &why);
+    udp = iptun_pop_udp(&packet, IPTUN_GUE, &hlen, &udp_len, &why);
     if (!udp) {
         if (why == IPTUN_UDP_HELD) {
             return NULL;
@@ -1180,8 +1191,8 @@ netdev_gue_pop_header(struct dp_packet *packet)
         udp_len -= UDP_HEADER_LEN + GUE_HLEN;
         hlen += GUE_HLEN;
         ok = (gue[1] == IPPROTO_IPV6
-              ? iptun_pop_inner6(packet, "gue", hlen, udp_len)
-              : iptun_pop_inner(packet, "gue", hlen, udp_len));
+              ? iptun_pop_inner6(packet, IPTUN_GUE, hlen, udp_len)
+              : iptun_pop_inner(packet, IPTUN_GUE, hlen, udp_len));
         if (!ok) {
             COVERAGE_INC(gue_pop_bad_inner);
             goto drop;
@@ -1206,11 +1217,11 @@ netdev_gue_pop_header(struct dp_packet *packet)
 
     udp_len -= UDP_HEADER_LEN + hdr_len;
     if (!hdr_len) {
-        ok = iptun_pop_inner_any(packet, "gue", hlen, udp_len);
+        ok = iptun_pop_inner_any(packet, IPTUN_GUE, hlen, udp_len);
     } else if (gue[1] == IPPROTO_IPV6) {
-        ok = iptun_pop_inner6(packet, "gue", hlen + hdr_len, udp_len);
+        ok = iptun_pop_inner6(packet, IPTUN_GUE, hlen + hdr_len, udp_len);
     } else {
-        ok = iptun_pop_inner(packet, "gue", hlen + hdr_len, udp_len);
+        ok = iptun_pop_inner(packet, IPTUN_GUE, hlen + hdr_len, udp_len);
     }
     if (!ok) {
         COVERAGE_INC(gue_pop_bad_inner);
