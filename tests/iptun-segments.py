@@ -163,6 +163,19 @@ def reassemble(frag):
     return IP(raw(first / data))
 
 
+def segment_ip(ip, i):
+    """IP header 'ip' (without its payload) as a NIC writes it in segment
+    number 'i': lengths and IPv4 header checksum left for scapy to
+    compute, the IPv4 ID plus 'i'."""
+    copy = ip.copy()
+    copy.remove_payload()
+    if copy.version == 4:
+        copy.len, copy.chksum, copy.id = None, None, (ip.id + i) & 0xffff
+    else:
+        copy.plen = None
+    return copy
+
+
 def nic_tso(frame, gue_port, segsz):
     """The segments a NIC with tunnel TSO cuts Ethernet frame 'frame' into
     (see above), or [frame] if it needs no cutting."""
@@ -191,26 +204,15 @@ def nic_tso(frame, gue_port, segsz):
         if i < n_segs - 1:
             t.flags = int(t.flags) & ~0x09
         t.chksum = None
-        ip = inner.copy()
-        ip.remove_payload()
-        if ip.version == 4:
-            ip.len, ip.chksum, ip.id = None, None, (inner.id + i) & 0xffff
-        else:
-            ip.plen = None
-        seg = raw(ip / t / payload[i * segsz:(i + 1) * segsz])
+        seg = raw(segment_ip(inner, i) / t
+                  / payload[i * segsz:(i + 1) * segsz])
         if udp is not None:
             u = UDP(sport=udp.sport, dport=udp.dport,
                     len=8 + len(tnl) + len(seg), chksum=udp.chksum)
             seg = raw(u) + tnl + seg
-        o = outer.copy()
-        o.remove_payload()
-        if o.version == 4:
-            o.len, o.chksum, o.id = None, None, (outer.id + i) & 0xffff
-        else:
-            o.plen = None
         eth = frame.copy()
         eth.remove_payload()
-        segs.append(Ether(raw(eth / o / seg)))
+        segs.append(Ether(raw(eth / segment_ip(outer, i) / seg)))
     return segs
 
 
