@@ -42,6 +42,9 @@ and the TCP checksum; the outer UDP checksum is copied as the packet has it
 (it must already be right for each segment, as Linux's GSO partial leaves
 it).  Each segment is then described as above.
 
+A VXLAN packet (UDP port 4789) inside, from nested tunnels, is described
+by its UDP header, "vxlan |", and the IP packet in its Ethernet frame.
+
 usage: iptun-segments.py [--nic-tso SEGSZ] PCAP [GUE_PORT]
 """
 
@@ -55,6 +58,9 @@ from scapy.layers.inet import IP, TCP, UDP  # noqa: E402
 from scapy.layers.inet6 import IPv6  # noqa: E402
 from scapy.layers.l2 import Ether  # noqa: E402
 from scapy.utils import rdpcap  # noqa: E402
+
+
+VXLAN_PORT = 4789
 
 
 def csum_ok(pkt, layer):
@@ -114,6 +120,15 @@ def describe(frame, gue_port):
             ip_header(whole, fields)
             describe_tcp(whole, fields)
         return " ".join(fields).replace(" \n", "\n")
+    if UDP in inner and inner[UDP].dport == VXLAN_PORT:
+        # A VXLAN packet inside (nested tunnels): its UDP header, then the
+        # IP packet in its Ethernet frame.
+        udp = inner[UDP]
+        fields.append("udp dport %d csum %s vxlan |"
+                      % (udp.dport, "none" if udp.chksum == 0
+                         else "ok" if csum_ok(inner, UDP) else "bad"))
+        inner = Ether(raw(udp.payload)[8:]).payload
+        ip_header(inner, fields)
     describe_tcp(inner, fields)
     return " ".join(fields)
 
