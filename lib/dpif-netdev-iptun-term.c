@@ -24,7 +24,6 @@
 #include "dpif-netdev-dpcls.h"
 #include "dpif-netdev-flow.h"
 #include "flow.h"
-#include "netdev-native-iptun.h"
 #include "openvswitch/thread.h"
 #include "openvswitch/vlog.h"
 #include "smap.h"

@@ -36,7 +36,6 @@
 #include "openvswitch/vlog.h"
 #include "flow.h"
 #include "ovs-thread.h"
-#include "netdev-native-iptun.h"
 #include "netlink.h"
 #include "odp-netlink.h"
 #include "odp-util.h"
@@ -427,7 +426,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
             ((const uint8_t *) dp_packet_data(frag) + data_ofs);
 
         udp_port = next == IPPROTO_UDP && len >= UDP_HEADER_LEN
-                ? udp->udp_dst : 0;
+                   ? udp->udp_dst : 0;
     }
     end = start + len;
     hash = hash_bytes(&key, sizeof key, 0);

@@ -32,6 +32,7 @@
 #include "netdev-provider.h"
 #include "netdev-vport.h"
 #include "netdev-vport-private.h"
+#include "iptun-ports.h"
 #include "openvswitch/dynamic-string.h"
 #include "openvswitch/vlog.h"
 #include "packets.h"
@@ -42,14 +43,17 @@ VLOG_DEFINE_THIS_MODULE(iptun_config);
 bool
 netdev_iptun_is_iptun_type(const char *type)
 {
-    return !strcmp(type, "ipip") || !strcmp(type, "fou")
-           || !strcmp(type, "gue");
+    enum iptun_type t;
+
+    return iptun_type_from_name(type, &t);
 }
 
 bool
 netdev_iptun_is_udp_type(const char *type)
 {
-    return !strcmp(type, "fou") || !strcmp(type, "gue");
+    enum iptun_type t;
+
+    return iptun_type_from_name(type, &t) && t != IPTUN_IPIP;
 }
 
 /* Parses 'value' as an integer in 'base' (0: C syntax, as "0x28") from 'min'

@@ -304,7 +304,7 @@ iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
          * the metadata that says it goes (iptun_reass_xlate_later_frag()):
          * a packet from a port has no tunnel destination. */
         *copy_port = (flow_tnl_dst_is_set(&packet->md.tunnel)
-                  ? packet->md.tunnel.tp_dst : 0);
+                      ? packet->md.tunnel.tp_dst : 0);
     }
     iptun_metadata_init(&packet->md);
 
