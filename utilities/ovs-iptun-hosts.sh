@@ -54,8 +54,7 @@
 # tunnel with ICMP, so path MTU discovery finds the rest),
 # IPTUN_UNDERLAY_MTU (the veths' and br-ul's MTU; "default": 1500),
 # IPTUN_UNDERLAY ("ipv4", the default, or "ipv6": the underlay addresses
-# are 2001:db8:2::1 for a, 2001:db8:2::2 for b, ..., and Linux hosts' ipip
-# devices ip6tnl devices carrying IPv4, "mode ipip6"),
+# are 2001:db8:2::1 for a, 2001:db8:2::2 for b, ...; OVS hosts only),
 # IPTUN_TSO ("on":
 # the OVS hosts start with other_config:userspace-tso-enable=true, so that
 # the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
@@ -206,19 +205,10 @@ setup_linux () {
         nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" \
             ${IPTUN_LINUX_FOU_TYPE:-ipproto 4}
     fi
-    if test "$UNDERLAY" = ipv6; then
-        case $kind in
-        ipip) kind="ip6tnl mode ipip6" ;;
-        *)
-            echo "$0: IPTUN_UNDERLAY=ipv6: Linux hosts have ipip only" >&2
-            return 1
-            ;;
-        esac
-    fi
     case $kind in
-    ipip|gre|ip6tnl*)
+    ipip|gre)
         # shellcheck disable=SC2086
-        nsexec "$h" ip link add tun0 type $kind \
+        nsexec "$h" ip link add tun0 type "$kind" \
             local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
             ttl 64 ${IPTUN_LINUX_OPTIONS:-}
         ;;
@@ -254,6 +244,11 @@ cmd_up () {
     if test "$A_KIND" = linux \
        && { test "$PEER_KIND" != linux || test "$n_peers" != 1; }; then
         echo "$0: IPTUN_HOST_A=linux needs IPTUN_PEER=linux and one peer" >&2
+        return 1
+    fi
+    if test "$UNDERLAY" = ipv6 \
+       && { test "$A_KIND" != ovs || test "$PEER_KIND" != ovs; }; then
+        echo "$0: IPTUN_UNDERLAY=ipv6 is for OVS hosts only" >&2
         return 1
     fi
     cmd_down >/dev/null 2>&1 || true
