@@ -24,9 +24,15 @@
  * decapsulation in one pass. */
 
 #include "dpif-netdev-iptun-term.h"
+#include "netdev-native-iptun.h"
 
 struct iptun_term_outer_entry *iptun_term_outer_find_exact(
     struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
+void iptun_term_direct_insert(struct iptun_term_cache *,
+                              const struct iptun_term_direct_key *,
+                              struct dp_netdev_flow *outer,
+                              struct dp_netdev_flow *inner, odp_port_t port,
+                              uint32_t rss_hash);
 
 /* True if datapath port 'port' is an ipip, fou or gue port. */
 static inline bool
@@ -109,20 +115,19 @@ static const uint64_t iptun_term_outer_exact[2][8] = {
       UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
 };
 
-/* Fills the words of a first-pass key that both families share: w[1] and
- * w[2] (the Ethernet addresses of the frame at 'data' and the UDP 'ports'),
- * ANDed with 'mask'. */
+/* Fills the words of a first-pass (or one-lookup) key 'w' that both
+ * families share: w[1] and w[2] (the Ethernet addresses of the frame at
+ * 'data' and the UDP 'ports'), ANDed with 'mask'. */
 static inline void
-iptun_term_outer_key_fill_l2(struct iptun_term_outer_key *key,
-                             const uint8_t *data, uint32_t ports,
-                             const uint64_t *mask)
+iptun_term_outer_key_fill_l2(uint64_t *w, const uint8_t *data,
+                             uint32_t ports, const uint64_t *mask)
 {
     uint32_t macs_tail;
 
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
+    memcpy(&w[1], data, sizeof w[1]);                    /* dst, src[0:2] */
     memcpy(&macs_tail, data + 8, sizeof macs_tail);      /* src[2:6] */
-    key->w[1] &= mask[1];
-    key->w[2] = (((uint64_t) macs_tail << 32) | ports) & mask[2];
+    w[1] &= mask[1];
+    w[2] = (((uint64_t) macs_tail << 32) | ports) & mask[2];
 }
 
 /* The first-pass wildcard flags of 'wild' that apply to a packet of 'proto':
@@ -166,7 +171,7 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
                   | ((uint32_t) ip->ip_proto << 16)
                   | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl) & mask[0])
                 | iptun_term_outer_wild_for(wild, ip->ip_proto);
-    iptun_term_outer_key_fill_l2(key, data, ports, mask);
+    iptun_term_outer_key_fill_l2(key->w, data, ports, mask);
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);   /* src, dst */
     key->w[3] &= mask[3];
     return l3_size - tot_len;
@@ -206,7 +211,7 @@ iptun_term_outer_parse6(const struct dp_packet *packet, odp_port_t in_port,
                   | (((tc_flow >> 20) & 0xff) << 8) | ip6->ip6_hlim)
                  & mask[0])
                 | iptun_term_outer_wild_for(wild, ip6->ip6_nxt);
-    iptun_term_outer_key_fill_l2(key, data, ports, mask);
+    iptun_term_outer_key_fill_l2(key->w, data, ports, mask);
     key->w[3] = tc_flow & IPV6_LABEL_MASK & mask[3];
     memcpy(&key->w[4], &ip6->ip6_src, 4 * sizeof key->w[4]);  /* src, dst */
     for (int i = 4; i < 8; i++) {
@@ -663,6 +668,163 @@ found:
     return e->flow;
 }
 
+/* The one-lookup key of 'packet', received on 'in_port' (see
+ * iptun_term_direct_key): fills 'key' and returns the Ethernet padding, or
+ * returns -1 if the packet is not one that the one lookup handles, or has
+ * lengths that the pop or miniflow_extract() of either pass would not
+ * accept in full. */
+static inline int
+iptun_term_direct_parse(const struct dp_packet *packet, odp_port_t in_port,
+                        struct iptun_term_direct_key *key)
+{
+    static const uint8_t gue_v0_ipip[4] = { 0, IPPROTO_IPIP, 0, 0 };
+    const uint8_t *data = dp_packet_data(packet);
+    const struct eth_header *eth = (const void *) data;
+    const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
+    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
+    const struct ip_header *in;
+    uint32_t avail, ports = 0, in_ports;
+    uint16_t tot_len, in_len, tcp_flags;
+    uint64_t flags = 0;
+
+    /* iptun_term_outer_candidate() checked the size of an IPv4 header. */
+    if (eth->eth_type != htons(ETH_TYPE_IP)
+        || packet->packet_type != htonl(PT_ETH)
+        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
+        || IP_IS_FRAGMENT(ip->ip_frag_off)) {
+        return -1;
+    }
+    tot_len = ntohs(ip->ip_tot_len);
+    if (tot_len > l3_size || l3_size - tot_len > UINT16_MAX
+        || tot_len < IP_HEADER_LEN) {
+        return -1;
+    }
+    avail = tot_len - IP_HEADER_LEN;
+    in = ip + 1;
+    if (ip->ip_proto == IPPROTO_UDP) {
+        const struct udp_header *udp = (const void *) (ip + 1);
+        uint32_t udp_len;
+
+        if (avail < UDP_HEADER_LEN + IP_HEADER_LEN) {
+            return -1;
+        }
+        udp_len = ntohs(udp->udp_len);
+        if (udp_len < UDP_HEADER_LEN || udp_len > avail) {
+            return -1;
+        }
+        avail = udp_len - UDP_HEADER_LEN;
+        memcpy(&ports, udp, sizeof ports);
+        if (udp->udp_csum) {
+            flags |= IPTUN_TERM_DIRECT_CSUM;
+        }
+        in = (const void *) (udp + 1);
+        if (avail >= sizeof gue_v0_ipip
+            && !memcmp(in, gue_v0_ipip, sizeof gue_v0_ipip)) {
+            /* gue's header (fou's pop would drop the packet: no entry). */
+            flags |= IPTUN_TERM_DIRECT_GUE;
+            avail -= sizeof gue_v0_ipip;
+            in = (const void *) ((const uint8_t *) in + sizeof gue_v0_ipip);
+        }
+    } else if (ip->ip_proto != IPPROTO_IPIP) {
+        return -1;
+    }
+    if (avail < IP_HEADER_LEN
+        || in->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
+        || IP_IS_FRAGMENT(in->ip_frag_off)) {
+        return -1;
+    }
+    in_len = ntohs(in->ip_tot_len);
+    if (in_len < IP_HEADER_LEN || in_len > avail
+        || !iptun_term_parse_l4(in + 1, in_len - IP_HEADER_LEN, in->ip_proto,
+                                &in_ports, &tcp_flags)) {
+        return -1;
+    }
+
+    key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | flags
+                | ((uint32_t) ip->ip_proto << 16)
+                | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
+    iptun_term_outer_key_fill_l2(key->w, data, ports,
+                                 iptun_term_outer_exact[0]);
+    memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);    /* src, dst */
+    key->w[4] = ((uint32_t) in->ip_tos << 24) | ((uint32_t) in->ip_ttl << 16)
+                | ((uint32_t) in->ip_proto << 8);
+    memcpy(&key->w[5], &in->ip_src, sizeof key->w[5]);    /* src, dst */
+    key->w[6] = ((uint64_t) in_ports << 32) | tcp_flags;
+    return l3_size - tot_len;
+}
+
+static inline uint32_t
+iptun_term_direct_hash(const struct iptun_term_direct_key *key)
+{
+    /* As iptun_term_outer_hash() (the MAC addresses left out) and
+     * iptun_term_inner_4in4_hash() (the inner ports rotated). */
+    uint64_t w6 = (key->w[6] << 21) | (key->w[6] >> 43);
+
+    return iptun_term_mix(key->w[0] ^ key->w[2] ^ key->w[3]
+                          ^ (key->w[4] << 32) ^ key->w[5] ^ w6);
+}
+
+static inline bool
+iptun_term_direct_key_equal(const struct iptun_term_direct_key *a,
+                            const struct iptun_term_direct_key *b)
+{
+    return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2])
+             | (a->w[3] ^ b->w[3]) | (a->w[4] ^ b->w[4])
+             | (a->w[5] ^ b->w[5]) | (a->w[6] ^ b->w[6]));
+}
+
+/* The length of the headers that the pop of a packet with one-lookup key
+ * 'key' removes. */
+static inline unsigned int
+iptun_term_direct_hlen(const struct iptun_term_direct_key *key)
+{
+    unsigned int hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
+
+    if (((key->w[0] >> 16) & 0xff) == IPPROTO_UDP) {
+        hlen += UDP_HEADER_LEN;
+        if (key->w[0] & IPTUN_TERM_DIRECT_GUE) {
+            hlen += 4;
+        }
+    }
+    return hlen;
+}
+
+/* One lookup for 'packet', a first-pass candidate received on 'in_port'
+ * (iptun_term_direct_key): on a hit, returns the tnl_pop flow, sets the
+ * layer offsets as iptun_term_outer_lookup() does and gives the packet the
+ * entry's ticket (IPTUN_TERM_DIRECT_TICKET), which its batch's
+ * decapsulation in one pass redeems (iptun_term_direct_pop()).  Returns
+ * NULL, the packet untouched, on a miss. */
+static inline struct dp_netdev_flow *
+iptun_term_direct_lookup(struct iptun_term_cache *cache,
+                         struct dp_packet *packet, odp_port_t in_port)
+{
+    struct iptun_term_direct_entry *e;
+    struct iptun_term_direct_key key;
+    uint32_t idx;
+    int l2_pad;
+
+    cache->direct_payoff.lookups++;
+    l2_pad = iptun_term_direct_parse(packet, in_port, &key);
+    if (l2_pad < 0) {
+        return NULL;
+    }
+    idx = iptun_term_direct_hash(&key) & IPTUN_TERM_DIRECT_MASK;
+    e = &cache->direct[idx];
+    if (!e->inner || !iptun_term_direct_key_equal(&e->key, &key)
+        || OVS_UNLIKELY(e->inner->dead)
+        || !OVS_LIKELY(iptun_term_flow_usable(e->outer))) {
+        return NULL;
+    }
+    cache->direct_payoff.hits++;
+    cache->direct_tickets++;
+    packet->md.dp_hash = (IPTUN_TERM_DIRECT_TICKET
+                          | ((uint32_t) e->gen << 13) | idx);
+    iptun_term_set_offsets(packet, ETH_HEADER_LEN, IP_HEADER_LEN, l2_pad);
+    iptun_term_set_l4_proto(packet, (key.w[0] >> 16) & 0xff);
+    return e->outer;
+}
+
 /* The cache lookup of dfc_processing(), for a packet of 'pass' for which
  * iptun_term_candidate() is true, received on 'in_port' (first pass).
  * Returns the packet's flow and its TCP flags, or NULL. */
@@ -677,6 +839,14 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
                 : iptun_term_inner_any6_lookup(cache, packet, tcp_flags));
     }
     *tcp_flags = 0;
+    if (cache->direct_on) {
+        struct dp_netdev_flow *flow;
+
+        flow = iptun_term_direct_lookup(cache, packet, in_port);
+        if (flow) {
+            return flow;
+        }
+    }
     return iptun_term_outer_lookup(cache, packet, in_port);
 }
 
@@ -722,6 +892,158 @@ iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
         }
     }
     return true;
+}
+
+/* Begins a batch of dfc_processing() of 'pass' at time 'now' (us): returns
+ * true if the cache is to be used for it (active, its pass's table not
+ * bypassed).  For the first pass, also decides whether the one lookup is
+ * (decapsulation in one pass and the one lookup enabled, neither its table
+ * nor the second pass's bypassed, no hardware offload: 'offload'). */
+static inline bool
+iptun_term_batch_begin(struct iptun_term_cache *cache,
+                       enum iptun_term_pass pass, bool offload,
+                       long long int now)
+{
+    bool one_lookup;
+
+    if (pass == IPTUN_TERM_FIRST_PASS) {
+        cache->direct_tickets = 0;
+        cache->direct_on = false;
+    }
+    if (!iptun_term_cache_active(cache)
+        || iptun_term_bypassed(cache, pass, now)) {
+        return false;
+    }
+    if (pass == IPTUN_TERM_SECOND_PASS) {
+        return true;
+    }
+    atomic_read_relaxed(&cache->config->one_lookup, &one_lookup);
+    cache->direct_on = (one_lookup && !offload
+                        && iptun_term_one_pass_active(cache)
+                        && !iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS,
+                                                now));
+    if (cache->direct_on && OVS_UNLIKELY(cache->direct_payoff.until)) {
+        if (now < cache->direct_payoff.until) {
+            cache->direct_on = false;
+        } else {
+            cache->direct_payoff.until = 0;
+        }
+    }
+    return true;
+}
+
+/* The decapsulation in one pass of 'packets', a batch of flow 'outer' whose
+ * action is a tnl_pop to 'port', by the one lookup's tickets: if every
+ * packet holds a ticket of a live entry of that flow and port whose inner
+ * flow is alive, and its checksums are right (netdev_iptun_pop_known_ok()),
+ * pops every packet as the port's pop would (netdev_iptun_pop_known()),
+ * leaves it as the second-pass lookup would (input port, layer offsets,
+ * packet hash), stores its flow and TCP flags in 'flows' and 'tcp_flags'
+ * and returns true.  Otherwise returns false, the packets untouched, for
+ * the pop and second-pass lookup of every packet (which drop and count a
+ * packet with a wrong checksum, and miss a dead flow). */
+static inline bool
+iptun_term_direct_pop(struct iptun_term_cache *cache,
+                      const struct dp_netdev_flow *outer, odp_port_t port,
+                      struct dp_packet_batch *packets,
+                      struct dp_netdev_flow **flows, uint16_t *tcp_flags)
+{
+    struct iptun_term_direct_entry *entries[NETDEV_MAX_BURST];
+    struct dp_packet *packet;
+
+    if (!cache->direct_tickets) {
+        return false;
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        uint32_t ticket = packet->md.dp_hash;
+        struct iptun_term_direct_entry *e;
+
+        e = &cache->direct[ticket & IPTUN_TERM_DIRECT_MASK];
+        if (!(ticket & IPTUN_TERM_DIRECT_TICKET)
+            || e->gen != ((ticket >> 13) & UINT16_MAX)
+            || e->outer != outer || !e->inner || e->port != port
+            || OVS_UNLIKELY(e->inner->dead)
+            || !netdev_iptun_pop_known_ok(packet)) {
+            return false;
+        }
+        entries[i] = e;
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        const struct iptun_term_direct_entry *e = entries[i];
+
+        netdev_iptun_pop_known(packet, iptun_term_direct_hlen(&e->key));
+        packet->md.in_port.odp_port = port;
+        iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, 0);
+        iptun_term_set_l4_proto(packet, (e->key.w[4] >> 8) & 0xff);
+        iptun_term_set_rss_hash(packet, e->rss_hash);
+        flows[i] = e->inner;
+        tcp_flags[i] = e->key.w[6] & UINT16_MAX;
+    }
+    return true;
+}
+
+/* Takes back the tickets of 'packets', a batch of received packets that
+ * does not take iptun_term_direct_pop() (its flow's actions may no longer
+ * be the tnl_pop that would have cleared them). */
+static inline void
+iptun_term_direct_forget(struct iptun_term_cache *cache,
+                         struct dp_packet_batch *packets)
+{
+    struct dp_packet *packet;
+
+    if (OVS_UNLIKELY(cache->direct_tickets)) {
+        DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+            if (packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET) {
+                packet->md.dp_hash = 0;
+            }
+        }
+    }
+}
+
+/* Before the pop of 'packets' (received packets of a tnl_pop flow), stores
+ * in 'keys' each packet's one-lookup key, in 'has_key' whether it has one,
+ * for iptun_term_direct_remember() after their second-pass lookups.
+ * Returns false, nothing stored, if the one lookup is off for the batch or
+ * every packet holds a ticket (it had its chance). */
+static inline bool
+iptun_term_direct_keys(const struct iptun_term_cache *cache,
+                       const struct dp_packet_batch *packets,
+                       struct iptun_term_direct_key *keys, bool *has_key)
+{
+    struct dp_packet *packet;
+
+    if (!cache->direct_on) {
+        return false;
+    }
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        has_key[i] = (!(packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET)
+                      && dp_packet_size(packet) >= ETH_HEADER_LEN
+                                                   + IP_HEADER_LEN
+                      && iptun_term_direct_parse(packet,
+                                                 packet->md.in_port.odp_port,
+                                                 &keys[i]) >= 0);
+    }
+    return true;
+}
+
+/* After iptun_term_direct_keys() and the pop of the batch of flow 'outer'
+ * to 'port', whose 'n' popped packets (none dropped) all hit the second
+ * pass with 'flows': makes an entry of each key. */
+static inline void
+iptun_term_direct_remember(struct iptun_term_cache *cache,
+                           const struct iptun_term_direct_key *keys,
+                           const bool *has_key, size_t n,
+                           struct dp_netdev_flow *outer, odp_port_t port,
+                           struct dp_netdev_flow **flows,
+                           struct dp_packet_batch *packets)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (has_key[i]) {
+            iptun_term_direct_insert(cache, &keys[i], outer, flows[i], port,
+                                     dp_packet_get_rss_hash(
+                                         packets->packets[i]));
+        }
+    }
 }
 
 #endif /* dpif-netdev-iptun-term-lookup.h */

@@ -38,13 +38,20 @@ COVERAGE_DEFINE(iptun_one_pass);
 COVERAGE_DEFINE(iptun_one_pass_recirc);
 COVERAGE_DEFINE(iptun_term_bypass);
 COVERAGE_DEFINE(iptun_term_inner_bypass);
+COVERAGE_DEFINE(iptun_term_direct_insert);
+COVERAGE_DEFINE(iptun_term_direct_bypass);
+COVERAGE_DEFINE(iptun_one_lookup);
 
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
+/* A ticket (IPTUN_TERM_DIRECT_TICKET) has 13 bits for the entry's index. */
+BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES <= 1 << 13);
+
 static struct iptun_term_config term_config = {
     .enabled = true,
     .one_pass = true,
+    .one_lookup = true,
 };
 
 static void term_outer_set_wild(struct iptun_term_cache *, uint64_t wild);
@@ -54,8 +61,16 @@ iptun_term_set_config(const struct smap *other_config)
 {
     bool enable = smap_get_bool(other_config, "iptun-term-cache", true);
     bool one_pass = smap_get_bool(other_config, "iptun-term-one-pass", true);
-    bool old_enable, old_one_pass;
+    bool one_lookup = smap_get_bool(other_config, "iptun-term-one-lookup",
+                                    true);
+    bool old_enable, old_one_pass, old_one_lookup;
 
+    atomic_read_relaxed(&term_config.one_lookup, &old_one_lookup);
+    if (one_lookup != old_one_lookup) {
+        atomic_store_relaxed(&term_config.one_lookup, one_lookup);
+        VLOG_INFO("ipip/fou/gue decapsulation with one lookup %s",
+                  one_lookup ? "enabled" : "disabled");
+    }
     atomic_read_relaxed(&term_config.one_pass, &old_one_pass);
     if (one_pass != old_one_pass) {
         atomic_store_relaxed(&term_config.one_pass, one_pass);
@@ -119,6 +134,18 @@ iptun_term_count_bypass(enum iptun_term_pass pass)
 }
 
 void
+iptun_term_count_direct_bypass(void)
+{
+    COVERAGE_INC(iptun_term_direct_bypass);
+}
+
+void
+iptun_term_count_one_lookup(unsigned int n)
+{
+    COVERAGE_ADD(iptun_one_lookup, n);
+}
+
+void
 iptun_term_cache_init(struct iptun_term_cache *cache)
 {
     memset(cache, 0, sizeof *cache);
@@ -137,9 +164,61 @@ term_flow_release(struct dp_netdev_flow **flowp)
     }
 }
 
+/* Empties one-lookup entry 'e'. */
+static void
+term_direct_release(struct iptun_term_direct_entry *e)
+{
+    if (e->inner) {
+        term_flow_release(&e->inner);
+        term_flow_release(&e->outer);
+        e->gen++;
+    }
+}
+
+void
+iptun_term_direct_insert(struct iptun_term_cache *cache,
+                         const struct iptun_term_direct_key *key,
+                         struct dp_netdev_flow *outer,
+                         struct dp_netdev_flow *inner, odp_port_t port,
+                         uint32_t rss_hash)
+{
+    struct iptun_term_direct_entry *e;
+
+    e = &cache->direct[iptun_term_direct_hash(key) & IPTUN_TERM_DIRECT_MASK];
+    if (e->inner == inner && e->outer == outer && e->port == port
+        && iptun_term_direct_key_equal(&e->key, key)) {
+        return;
+    }
+    /* As term_inner_take(): a live entry gives way to one miss in
+     * TERM_INNER_REPLACE. */
+    if (e->inner && !e->inner->dead && !e->outer->dead
+        && ++cache->inner_replace % TERM_INNER_REPLACE) {
+        return;
+    }
+    if (outer->dead || inner->dead
+        || !ovs_refcount_try_ref_rcu(&outer->ref_cnt)) {
+        return;
+    }
+    if (!ovs_refcount_try_ref_rcu(&inner->ref_cnt)) {
+        dp_netdev_flow_unref(outer);
+        return;
+    }
+    term_direct_release(e);
+    e->key = *key;
+    e->outer = outer;
+    e->inner = inner;
+    e->port = port;
+    e->rss_hash = rss_hash;
+    e->gen++;
+    COVERAGE_INC(iptun_term_direct_insert);
+}
+
 void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
+    for (int i = 0; i < IPTUN_TERM_DIRECT_ENTRIES; i++) {
+        term_direct_release(&cache->direct[i]);
+    }
     for (int i = 0; i < IPTUN_TERM_OUTER_ENTRIES; i++) {
         term_flow_release(&cache->outer[i].flow);
     }
@@ -161,6 +240,8 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
         = &cache->inner_4in4[cache->inner_4in4_sweep_idx];
     struct iptun_term_inner_any6_entry *ie6
         = &cache->inner_any6[cache->inner_any6_sweep_idx];
+    struct iptun_term_direct_entry *de
+        = &cache->direct[cache->direct_sweep_idx];
 
     if (e->flow && e->flow->dead) {
         term_flow_release(&e->flow);
@@ -171,6 +252,11 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     if (ie6->flow && ie6->flow->dead) {
         term_flow_release(&ie6->flow);
     }
+    if (de->inner && (de->inner->dead || de->outer->dead)) {
+        term_direct_release(de);
+    }
+    cache->direct_sweep_idx = (cache->direct_sweep_idx + 1)
+                              & IPTUN_TERM_DIRECT_MASK;
     cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
                              & IPTUN_TERM_OUTER_MASK;
     cache->inner_4in4_sweep_idx = (cache->inner_4in4_sweep_idx + 1)

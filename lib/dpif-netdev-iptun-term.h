@@ -58,6 +58,18 @@
  * packets are recirculated.  Outputs, their order, flow statistics and
  * counters are those of two passes.
  *
+ * One lookup for both passes: the usual packet, IPv4 ipip, fou or gue
+ * carrying IPv4 TCP or UDP, is looked up in the first pass in a third
+ * table ('direct') keyed by every field that either pass's table holds
+ * (iptun_term_direct_key), whose entry refers to both passes' flows and
+ * the tunnel port.  A hit leaves a ticket in the packet; if every packet of
+ * the tnl_pop flow's batch holds one, the batch's decapsulation in one pass
+ * pops them without re-checking what the key proved (only the checksums)
+ * and skips the second-pass lookup.  Entries are made by that
+ * decapsulation when all its packets hit the second-pass table.
+ * other_config:iptun-term-one-lookup (default true) turns it off; packets
+ * decapsulated with it are counted in "iptun_one_lookup".
+ *
  * Hits are counted as "tunnel termination cache hits" in
  * dpif-netdev/pmd-stats-show and in the coverage counters "iptun_term_hit"
  * and "iptun_term_inner_hit"; packets decapsulated in one pass in
@@ -106,6 +118,17 @@ struct smap;
 #define IPTUN_TERM_INNER_ANY6_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_ANY6_MASK (IPTUN_TERM_INNER_ANY6_ENTRIES - 1)
 #define IPTUN_TERM_INNER_ANY6_WORDS 13
+#define IPTUN_TERM_DIRECT_ENTRIES 8192   /* A power of 2, at most 2**13. */
+#define IPTUN_TERM_DIRECT_MASK (IPTUN_TERM_DIRECT_ENTRIES - 1)
+/* Flags in a one-lookup key's w[0]: the UDP checksum is not zero; a GUE
+ * header (variant 0, no flags, protocol 4) comes before the inner packet. */
+#define IPTUN_TERM_DIRECT_CSUM (UINT64_C(1) << 24)
+#define IPTUN_TERM_DIRECT_GUE (UINT64_C(1) << 25)
+/* What a one-lookup hit leaves in the packet's 'md.dp_hash' (which
+ * pkt_metadata_init() zeroed and the pop zeroes again) for the batch's
+ * decapsulation: this flag, the entry's generation (bits 13-28) and index
+ * (bits 0-12). */
+#define IPTUN_TERM_DIRECT_TICKET (UINT32_C(1) << 31)
 
 /* A table that hits fewer than one lookup in IPTUN_TERM_MIN_HIT_INV over a
  * window of IPTUN_TERM_WINDOW_ENTRIES times its size (long enough for a
@@ -159,12 +182,38 @@ struct iptun_term_inner_any6_entry {
     uint32_t rss_hash;                  /* The key's packet hash. */
 };
 
-/* other_config:iptun-term-cache and iptun-term-one-pass: one pair for the
- * process, written by iptun_term_set_config(), read by the PMD threads
- * without locking through their caches' const pointer. */
+/* One lookup for a terminated packet: an Ethernet frame with an IPv4
+ * header (no options, no fragment) and an ipip, fou or gue payload (gue:
+ * variant 0 without flags, or variant 1) that is an IPv4 TCP or UDP packet
+ * (no options, no fragment).  w[0]: input port, IPTUN_TERM_DIRECT_* flags,
+ * outer protocol, TOS, TTL; w[1] and the top of w[2]: the Ethernet
+ * addresses; the rest of w[2]: the UDP ports; w[3]: the outer addresses;
+ * w[4]: the inner TOS, TTL and protocol (bits 24-31, 16-23, 8-15); w[5]:
+ * the inner addresses; w[6]: the inner ports and TCP flags.  Every field
+ * that either pass's key holds, exact: the entry stands for an entry of
+ * each pass and the pop between them. */
+struct iptun_term_direct_key {
+    uint64_t w[7];
+};
+
+struct iptun_term_direct_entry {
+    struct iptun_term_direct_key key;
+    struct dp_netdev_flow *outer;       /* The tnl_pop flow (a reference). */
+    struct dp_netdev_flow *inner;       /* The popped packet's (a reference),
+                                         * NULL if the entry is empty. */
+    odp_port_t port;                    /* The tnl_pop's port. */
+    uint32_t rss_hash;                  /* The popped packet's hash. */
+    uint16_t gen;                       /* Changes when the entry does. */
+};
+
+/* other_config:iptun-term-cache, iptun-term-one-pass and
+ * iptun-term-one-lookup: one set for the process, written by
+ * iptun_term_set_config(), read by the PMD threads without locking through
+ * their caches' const pointer. */
 struct iptun_term_config {
     atomic_bool enabled;        /* The cache. */
     atomic_bool one_pass;       /* Decapsulation in one pass. */
+    atomic_bool one_lookup;     /* One lookup for both passes. */
 };
 
 /* The two passes of a decapsulated packet, each with a table (two for the
@@ -208,6 +257,13 @@ struct iptun_term_cache {
     uint32_t inner_4in4_sweep_idx;
     uint32_t inner_any6_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
+    /* One lookup: its table and payoff, whether the current received batch
+     * uses it, and how many of its packets hold a ticket. */
+    struct iptun_term_direct_entry direct[IPTUN_TERM_DIRECT_ENTRIES];
+    struct iptun_term_payoff direct_payoff;
+    bool direct_on;
+    uint32_t direct_tickets;
+    uint32_t direct_sweep_idx;
 };
 
 /* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
@@ -232,6 +288,8 @@ void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
 void iptun_term_count_hits(unsigned int n, enum iptun_term_pass);
 void iptun_term_count_one_pass(unsigned int n, bool recirculated);
 void iptun_term_count_bypass(enum iptun_term_pass);
+void iptun_term_count_direct_bypass(void);
+void iptun_term_count_one_lookup(unsigned int n);
 
 /* True if 'cache' may hold anything: the cache is enabled and the datapath
  * has an ipip, fou or gue port.  Read once per batch, so that a datapath
@@ -297,6 +355,17 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
             iptun_term_count_bypass(pass);
         }
         p->lookups = p->hits = 0;
+    }
+    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on) {
+        p = &cache->direct_payoff;
+        if (OVS_UNLIKELY(p->lookups >= IPTUN_TERM_WINDOW_ENTRIES
+                                       * IPTUN_TERM_DIRECT_ENTRIES)) {
+            if (p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV) {
+                p->until = now + IPTUN_TERM_BYPASS_US;
+                iptun_term_count_direct_bypass();
+            }
+            p->lookups = p->hits = 0;
+        }
     }
 }
 

@@ -846,6 +846,55 @@ fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
+bool
+netdev_iptun_pop_known_ok(const struct dp_packet *packet)
+{
+    const struct ip_header *outer
+        = (const void *) ((const char *) dp_packet_data(packet)
+                          + ETH_HEADER_LEN);
+
+    if (!dp_packet_ip_checksum_valid(packet) && !iptun_ip_hdr_csum_ok(outer)) {
+        return false;
+    }
+    if (outer->ip_proto == IPPROTO_UDP) {
+        const struct udp_header *udp = (const void *) (outer + 1);
+
+        return (!udp->udp_csum || dp_packet_l4_checksum_valid(packet)
+                || fou_udp_csum_ok(outer, udp, ntohs(udp->udp_len)));
+    }
+    return true;
+}
+
+void
+netdev_iptun_pop_known(struct dp_packet *packet, unsigned int hlen)
+{
+    const char *data = dp_packet_data(packet);
+    const struct ip_header *outer = (const void *) (data + ETH_HEADER_LEN);
+    const struct ip_header *inner = (const void *) (data + hlen);
+    struct flow_tnl *tnl = &packet->md.tunnel;
+
+    iptun_metadata_init(&packet->md);
+    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
+    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
+    tnl->ip_tos = outer->ip_tos;
+    tnl->ip_ttl = outer->ip_ttl;
+    if (outer->ip_proto == IPPROTO_UDP) {
+        const struct udp_header *udp = (const void *) (outer + 1);
+
+        if (udp->udp_csum) {
+            tnl->flags |= FLOW_TNL_F_CSUM;
+        }
+        tnl->tp_src = udp->udp_src;
+        tnl->tp_dst = udp->udp_dst;
+    }
+    packet->packet_type = htonl(PT_IPV4);
+    iptun_reset_packet(packet, hlen);
+    dp_packet_set_size(packet, ntohs(inner->ip_tot_len));
+    /* As netdev_pop_header() after a pop. */
+    dp_packet_reset_offload(packet);
+    pkt_metadata_init_conn(&packet->md);
+}
+
 /* Why iptun_pop_udp() did not return a UDP header. */
 enum iptun_udp_drop {
     IPTUN_UDP_HELD,             /* An outer fragment, kept for reassembly. */
