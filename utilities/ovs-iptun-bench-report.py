@@ -10,7 +10,9 @@
 # "ours-base" and "stock-base" (the scenarios the stock build can run, no
 # port of ours); scenario
 # "decapnc-TYPE" is "decap-TYPE" without the tunnel termination cache,
-# "decap2p-TYPE" "decap-TYPE" with the cache in two passes (no one pass),
+# "decap2l-TYPE" "decap-TYPE" in one pass with a lookup for each (no one
+# lookup), "decap2p-TYPE" "decap-TYPE" with the cache in two passes (no one
+# pass),
 # "encapnp-TYPE" "encap-TYPE" without the path MTU length check, and
 # insn_per_pkt (IPTUN_BENCH_INSN=yes runs only) the instructions per packet
 # that callgrind counted.
@@ -116,6 +118,7 @@ def main():
     scens = ["plain", "plain6"] + ["%s-%s" % (d, t)
                                    for d in ("encap", "decap")
                                    for t in TYPES]
+    scens += ["decap2l-%s" % t for t in TYPES]
     scens += ["decap2p-%s" % t for t in TYPES]
     scens += ["decapnc-%s" % t for t in TYPES]
     scens += ["encapnp-%s" % t for t in TYPES]
@@ -189,6 +192,8 @@ def main():
                        "ours", 1.20 if t in OURS else None))
     for t in TYPES:
         if t.split("-")[0] in ("ipip", "fou", "gue"):
+            checks.append(("decap-%s / decap2l-%s" % (t, t), "decap-" + t,
+                           "decap2l-" + t, "ours", None))
             checks.append(("decap-%s / decap2p-%s" % (t, t), "decap-" + t,
                            "decap2p-" + t, "ours", None))
             checks.append(("decap-%s / decapnc-%s" % (t, t), "decap-" + t,
@@ -306,6 +311,8 @@ def ratio_table(checks, combos, get, stat):
                                 else "%.3f" % limit)
         elif b.startswith("decapnc-"):
             target = "(cache on / off)"
+        elif b.startswith("decap2l-"):
+            target = "(one lookup / two)"
         elif b.startswith("decap2p-"):
             target = "(one pass / two)"
         elif a.endswith("-flow"):

@@ -20,9 +20,11 @@
 #                 br-int: in_port=TYPE tunnel,ip actions=dec_ttl,output:sink
 #   decap2p-TYPE  decap-TYPE with other_config:iptun-term-one-pass=false
 #                 (the cache's two passes instead of one)
+#   decap2l-TYPE  decap-TYPE with other_config:iptun-term-one-lookup=false
+#                 (one pass, but a lookup for each: no one lookup)
 #   decapnc-TYPE  decap-TYPE with other_config:iptun-term-cache=false (ipip,
-#                 fou and gue only; IPTUN_BENCH_NOCACHE=no leaves them and
-#                 decap2p-TYPE out)
+#                 fou and gue only; IPTUN_BENCH_NOCACHE=no leaves them,
+#                 decap2p-TYPE and decap2l-TYPE out)
 #   encapnp-TYPE  encap-TYPE without the path MTU length check in the
 #                 datapath flow ("dpif/set-dp-features br-int check_pkt_len
 #                 false"; ipip, fou and gue only; IPTUN_BENCH_NOPMTU=no leaves
@@ -537,7 +539,7 @@ scenario () {
                 >/dev/null
         fi
         ;;
-    decap-*|decapnc-*|decap2p-*)
+    decap-*|decapnc-*|decap2p-*|decap2l-*)
         p=${TUN_PORT[$(tun_port "$t")]}
         set_flows "in_port=$p,$ip,actions=dec_ttl,output:2" \
                   "in_port=1,actions=LOCAL"
@@ -551,10 +553,16 @@ scenario () {
             ovs-vsctl set Open_vSwitch . \
                 other_config:iptun-term-one-pass=false
             ;;
+        decap2l)
+            # With the cache, in one pass, a lookup for each pass.
+            ovs-vsctl set Open_vSwitch . \
+                other_config:iptun-term-one-lookup=false
+            ;;
         esac
         measure "$1" "$2" "$3" "$4" br-phy "$frames/${t%-flow}.pcap" "$5"
         ovs-vsctl remove Open_vSwitch . other_config iptun-term-cache \
-            -- remove Open_vSwitch . other_config iptun-term-one-pass
+            -- remove Open_vSwitch . other_config iptun-term-one-pass \
+            -- remove Open_vSwitch . other_config iptun-term-one-lookup
         ;;
     esac
 }
@@ -579,7 +587,7 @@ scenarios () {
             list="$list $d-$t"
             case $d-$t-$2 in
             decap-ipip*-yes|decap-fou*-yes|decap-gue*-yes)
-                list="$list decap2p-$t decapnc-$t" ;;
+                list="$list decap2l-$t decap2p-$t decapnc-$t" ;;
             esac
             case $d-$t-$3 in
             encap-ipip*-yes|encap-fou*-yes|encap-gue*-yes)
