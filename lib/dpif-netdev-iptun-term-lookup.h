@@ -825,6 +825,25 @@ iptun_term_direct_lookup(struct iptun_term_cache *cache,
     return e->outer;
 }
 
+/* In the second pass of a batch that decapsulation in one pass
+ * recirculated (iptun_term_hint()): returns the flow that 'packet''s
+ * lookup found there, with its TCP flags, taking back its ticket, or NULL
+ * if that lookup missed (a second one would miss too). */
+static inline struct dp_netdev_flow *
+iptun_term_hint_take(struct iptun_term_cache *cache, struct dp_packet *packet,
+                     uint16_t *tcp_flags)
+{
+    uint32_t ticket = packet->md.dp_hash;
+
+    if (!(ticket & IPTUN_TERM_DIRECT_TICKET)) {
+        return NULL;
+    }
+    packet->md.dp_hash = 0;
+    ticket &= NETDEV_MAX_BURST - 1;
+    *tcp_flags = cache->hint_tcp_flags[ticket];
+    return cache->hint_flows[ticket];
+}
+
 /* The cache lookup of dfc_processing(), for a packet of 'pass' for which
  * iptun_term_candidate() is true, received on 'in_port' (first pass).
  * Returns the packet's flow and its TCP flags, or NULL. */
@@ -834,6 +853,9 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
                         odp_port_t in_port, uint16_t *tcp_flags)
 {
     if (pass == IPTUN_TERM_SECOND_PASS) {
+        if (OVS_UNLIKELY(cache->hints_now)) {
+            return iptun_term_hint_take(cache, packet, tcp_flags);
+        }
         return (OVS_LIKELY(iptun_term_inner_is_4in4(packet))
                 ? iptun_term_inner_4in4_lookup(cache, packet, tcp_flags)
                 : iptun_term_inner_any6_lookup(cache, packet, tcp_flags));
@@ -869,29 +891,51 @@ iptun_term_one_pass_port(const struct iptun_term_cache *cache,
 
 /* Looks up each packet of 'packets', which an ipip, fou or gue port has just
  * popped, in the second-pass table, as the second pass would: stores its
- * flow and TCP flags in 'flows' and 'tcp_flags' and returns true if every
- * packet hits, false at the first miss. */
-static inline bool
+ * flow (NULL on a miss) and TCP flags in 'flows' and 'tcp_flags' and
+ * returns the number of hits. */
+static inline size_t
 iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
                            struct dp_packet_batch *packets,
                            struct dp_netdev_flow **flows,
                            uint16_t *tcp_flags)
 {
     struct dp_packet *packet;
+    size_t n_hit = 0;
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        if (!iptun_term_inner_candidate(cache, packet)) {
-            return false;
-        }
-        flows[i] = iptun_term_cache_lookup(cache, packet,
-                                           IPTUN_TERM_SECOND_PASS,
-                                           packet->md.in_port.odp_port,
-                                           &tcp_flags[i]);
-        if (OVS_UNLIKELY(!flows[i])) {
-            return false;
+        flows[i] = (iptun_term_inner_candidate(cache, packet)
+                    ? iptun_term_cache_lookup(cache, packet,
+                                              IPTUN_TERM_SECOND_PASS,
+                                              packet->md.in_port.odp_port,
+                                              &tcp_flags[i])
+                    : NULL);
+        n_hit += flows[i] != NULL;
+    }
+    return n_hit;
+}
+
+/* Before the recirculation of 'packets', which missed the second-pass table
+ * (iptun_term_one_pass_lookup()) in part: gives each packet that hit a
+ * ticket to its flow, 'flows' and 'tcp_flags', that the recirculation's
+ * second pass takes (iptun_term_hint_take()) instead of its lookup. */
+static inline void
+iptun_term_hint(struct iptun_term_cache *cache,
+                struct dp_packet_batch *packets,
+                struct dp_netdev_flow **flows, const uint16_t *tcp_flags)
+{
+    struct dp_packet *packet;
+    unsigned int n = 0;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        if (flows[i]) {
+            cache->hint_flows[i] = flows[i];
+            cache->hint_tcp_flags[i] = tcp_flags[i];
+            packet->md.dp_hash = IPTUN_TERM_DIRECT_TICKET | i;
+            n++;
         }
     }
-    return true;
+    cache->hints_pending = true;
+    iptun_term_count_hints(n);
 }
 
 /* Begins a batch of dfc_processing() of 'pass' at time 'now' (us): returns
@@ -909,6 +953,15 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
     if (pass == IPTUN_TERM_FIRST_PASS) {
         cache->direct_tickets = 0;
         cache->direct_on = false;
+        cache->hints_now = false;
+    } else {
+        /* The pass of a batch with tickets (iptun_term_hint()) takes them
+         * all, even if the table has just been bypassed. */
+        cache->hints_now = cache->hints_pending;
+        cache->hints_pending = false;
+        if (cache->hints_now) {
+            return true;
+        }
     }
     if (!iptun_term_cache_active(cache)
         || iptun_term_bypassed(cache, pass, now)) {

@@ -41,12 +41,15 @@ COVERAGE_DEFINE(iptun_term_inner_bypass);
 COVERAGE_DEFINE(iptun_term_direct_insert);
 COVERAGE_DEFINE(iptun_term_direct_bypass);
 COVERAGE_DEFINE(iptun_one_lookup);
+COVERAGE_DEFINE(iptun_term_hint);
 
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
 /* A ticket (IPTUN_TERM_DIRECT_TICKET) has 13 bits for the entry's index. */
 BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES <= 1 << 13);
+/* A hint (iptun_term_hint()) has the packet's index in its batch. */
+BUILD_ASSERT_DECL(IS_POW2(NETDEV_MAX_BURST));
 
 static struct iptun_term_config term_config = {
     .enabled = true,
@@ -143,6 +146,12 @@ void
 iptun_term_count_one_lookup(unsigned int n)
 {
     COVERAGE_ADD(iptun_one_lookup, n);
+}
+
+void
+iptun_term_count_hints(unsigned int n)
+{
+    COVERAGE_ADD(iptun_term_hint, n);
 }
 
 void

@@ -70,6 +70,11 @@
  * other_config:iptun-term-one-lookup (default true) turns it off; packets
  * decapsulated with it are counted in "iptun_one_lookup".
  *
+ * A batch decapsulated in one pass whose packets do not all hit the
+ * second-pass table is recirculated, each packet that hit with a hint to
+ * its flow, which the recirculation's second pass takes instead of looking
+ * it up again ("iptun_term_hint").
+ *
  * Hits are counted as "tunnel termination cache hits" in
  * dpif-netdev/pmd-stats-show and in the coverage counters "iptun_term_hit"
  * and "iptun_term_inner_hit"; packets decapsulated in one pass in
@@ -264,6 +269,16 @@ struct iptun_term_cache {
     bool direct_on;
     uint32_t direct_tickets;
     uint32_t direct_sweep_idx;
+    /* A batch that decapsulation in one pass recirculates after a
+     * second-pass miss: the flows that its packets' lookups found (the
+     * tickets in their 'md.dp_hash' index them), for the recirculation's
+     * second pass, which takes them instead of looking the packets up again
+     * ('hints_pending': from the recirculation until that pass begins;
+     * 'hints_now': during it). */
+    struct dp_netdev_flow *hint_flows[NETDEV_MAX_BURST];
+    uint16_t hint_tcp_flags[NETDEV_MAX_BURST];
+    bool hints_pending;
+    bool hints_now;
 };
 
 /* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
@@ -290,6 +305,7 @@ void iptun_term_count_one_pass(unsigned int n, bool recirculated);
 void iptun_term_count_bypass(enum iptun_term_pass);
 void iptun_term_count_direct_bypass(void);
 void iptun_term_count_one_lookup(unsigned int n);
+void iptun_term_count_hints(unsigned int n);
 
 /* True if 'cache' may hold anything: the cache is enabled and the datapath
  * has an ipip, fou or gue port.  Read once per batch, so that a datapath
