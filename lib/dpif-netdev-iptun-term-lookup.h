@@ -115,9 +115,9 @@ static const uint64_t iptun_term_outer_exact[2][8] = {
       UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
 };
 
-/* Fills the words of a first-pass (or one-lookup) key 'w' that both
- * families share: w[1] and w[2] (the Ethernet addresses of the frame at
- * 'data' and the UDP 'ports'), ANDed with 'mask'. */
+/* Fills the words of a first-pass key 'w' that both families share: w[1]
+ * and w[2] (the Ethernet addresses of the frame at 'data' and the UDP
+ * 'ports'), ANDed with 'mask'. */
 static inline void
 iptun_term_outer_key_fill_l2(uint64_t *w, const uint8_t *data,
                              uint32_t ports, const uint64_t *mask)
@@ -287,8 +287,10 @@ iptun_term_flow_usable(const struct dp_netdev_flow *flow)
         return false;
     }
     actions = ovsrcu_get(struct dp_netdev_actions *, &flow->actions);
+    /* nl_attr_type(), inline: this runs for every packet. */
     return actions->size == NL_A_U32_SIZE
-           && nl_attr_type(actions->actions) == OVS_ACTION_ATTR_TUNNEL_POP;
+           && ((actions->actions->nla_type & NLA_TYPE_MASK)
+               == OVS_ACTION_ATTR_TUNNEL_POP);
 }
 
 /* Sets the layer offsets of 'packet', whose option-less IPv4 header (or
@@ -668,28 +670,28 @@ found:
     return e->flow;
 }
 
-/* The one-lookup key of 'packet', received on 'in_port' (see
+/* The one-lookup key of Ethernet frame 'data' of 'size' bytes (at least
+ * an Ethernet and an IPv4 header), received on 'in_port' (see
  * iptun_term_direct_key): fills 'key' and returns the Ethernet padding, or
- * returns -1 if the packet is not one that the one lookup handles, or has
+ * returns -1 if the frame is not one that the one lookup handles, or has
  * lengths that the pop or miniflow_extract() of either pass would not
  * accept in full. */
 static inline int
-iptun_term_direct_parse(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_direct_key *key)
+iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
+                              odp_port_t in_port,
+                              struct iptun_term_direct_key *key)
 {
     static const uint8_t gue_v0_ipip[4] = { 0, IPPROTO_IPIP, 0, 0 };
-    const uint8_t *data = dp_packet_data(packet);
     const struct eth_header *eth = (const void *) data;
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
-    uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
+    uint32_t l3_size = size - ETH_HEADER_LEN;
     const struct ip_header *in;
-    uint32_t avail, ports = 0, in_ports;
+    uint32_t avail, ports = 0, in_ports, mac_tail;
     uint16_t tot_len, in_len, tcp_flags;
     uint64_t flags = 0;
 
-    /* iptun_term_outer_candidate() checked the size of an IPv4 header. */
+    /* The caller checked the size of an IPv4 header. */
     if (eth->eth_type != htons(ETH_TYPE_IP)
-        || packet->packet_type != htonl(PT_ETH)
         || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
         || IP_IS_FRAGMENT(ip->ip_frag_off)) {
         return -1;
@@ -743,14 +745,30 @@ iptun_term_direct_parse(const struct dp_packet *packet, odp_port_t in_port,
     key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | flags
                 | ((uint32_t) ip->ip_proto << 16)
                 | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
-    iptun_term_outer_key_fill_l2(key->w, data, ports,
-                                 iptun_term_outer_exact[0]);
+    /* As iptun_term_outer_key_fill_l2(), unmasked. */
+    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
+    memcpy(&mac_tail, data + 8, sizeof mac_tail);        /* src[2:6] */
+    key->w[2] = ((uint64_t) mac_tail << 32) | ports;
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);    /* src, dst */
     key->w[4] = ((uint32_t) in->ip_tos << 24) | ((uint32_t) in->ip_ttl << 16)
                 | ((uint32_t) in->ip_proto << 8);
     memcpy(&key->w[5], &in->ip_src, sizeof key->w[5]);    /* src, dst */
     key->w[6] = ((uint64_t) in_ports << 32) | tcp_flags;
     return l3_size - tot_len;
+}
+
+/* iptun_term_direct_parse_frame() for 'packet', a first-pass candidate
+ * (iptun_term_outer_candidate()). */
+static inline int
+iptun_term_direct_parse(const struct dp_packet *packet, odp_port_t in_port,
+                        struct iptun_term_direct_key *key)
+{
+    if (packet->packet_type != htonl(PT_ETH)) {
+        return -1;
+    }
+    return iptun_term_direct_parse_frame(dp_packet_data(packet),
+                                         dp_packet_size(packet), in_port,
+                                         key);
 }
 
 static inline uint32_t
@@ -940,9 +958,10 @@ iptun_term_hint(struct iptun_term_cache *cache,
 
 /* Begins a batch of dfc_processing() of 'pass' at time 'now' (us): returns
  * true if the cache is to be used for it (active, its pass's table not
- * bypassed).  For the first pass, also decides whether the one lookup is
- * (decapsulation in one pass and the one lookup enabled, neither its table
- * nor the second pass's bypassed, no hardware offload: 'offload'). */
+ * bypassed).  For the first pass, also decides whether the one lookup's
+ * table is looked up and filled (decapsulation in one pass and the one
+ * lookup enabled, neither its table nor the second pass's bypassed, no
+ * hardware offload: 'offload'; see iptun_term_cache.direct_fill). */
 static inline bool
 iptun_term_batch_begin(struct iptun_term_cache *cache,
                        enum iptun_term_pass pass, bool offload,
@@ -952,7 +971,7 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
 
     if (pass == IPTUN_TERM_FIRST_PASS) {
         cache->direct_tickets = 0;
-        cache->direct_on = false;
+        cache->direct_on = cache->direct_fill = false;
         cache->hints_now = false;
     } else {
         /* The pass of a batch with tickets (iptun_term_hint()) takes them
@@ -971,17 +990,18 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
         return true;
     }
     atomic_read_relaxed(&cache->config->one_lookup, &one_lookup);
-    cache->direct_on = (one_lookup && !offload
-                        && iptun_term_one_pass_active(cache)
-                        && !iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS,
-                                                now));
-    if (cache->direct_on && OVS_UNLIKELY(cache->direct_payoff.until)) {
-        if (now < cache->direct_payoff.until) {
-            cache->direct_on = false;
-        } else {
-            cache->direct_payoff.until = 0;
-        }
+    if (!one_lookup || offload || !iptun_term_one_pass_active(cache)
+        || iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS, now)) {
+        return true;
     }
+    if (OVS_UNLIKELY(cache->direct_payoff.until)) {
+        if (now < cache->direct_payoff.until) {
+            return true;
+        }
+        cache->direct_payoff.until = 0;
+    }
+    cache->direct_on = cache->direct_used > 0;
+    cache->direct_fill = true;
     return true;
 }
 
@@ -1053,46 +1073,62 @@ iptun_term_direct_forget(struct iptun_term_cache *cache,
     }
 }
 
-/* Before the pop of 'packets' (received packets of a tnl_pop flow), stores
- * in 'keys' each packet's one-lookup key, in 'has_key' whether it has one,
- * for iptun_term_direct_remember() after their second-pass lookups.
- * Returns false, nothing stored, if the one lookup is off for the batch or
- * every packet holds a ticket (it had its chance). */
+/* Before the pop of 'packets' (received packets of a tnl_pop flow),
+ * stores in 'frames' where each packet's frame is, if it may make a
+ * one-lookup entry (an unfragmented IPv4 frame without options, without a
+ * ticket: the pop leaves such a packet's headers where they are, in its
+ * headroom), for iptun_term_direct_remember() after the batch's
+ * second-pass lookups.  Returns false, nothing stored, if the batch does
+ * not fill the one lookup's table (iptun_term_cache.direct_fill). */
 static inline bool
-iptun_term_direct_keys(const struct iptun_term_cache *cache,
-                       const struct dp_packet_batch *packets,
-                       struct iptun_term_direct_key *keys, bool *has_key)
+iptun_term_direct_frames(const struct iptun_term_cache *cache,
+                         const struct dp_packet_batch *packets,
+                         struct iptun_term_frame *frames)
 {
     struct dp_packet *packet;
 
-    if (!cache->direct_on) {
+    if (!cache->direct_fill) {
         return false;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        has_key[i] = (!(packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET)
-                      && dp_packet_size(packet) >= ETH_HEADER_LEN
-                                                   + IP_HEADER_LEN
-                      && iptun_term_direct_parse(packet,
-                                                 packet->md.in_port.odp_port,
-                                                 &keys[i]) >= 0);
+        const uint8_t *data = dp_packet_data(packet);
+        const struct eth_header *eth = (const void *) data;
+        const struct ip_header *ip = (const void *) (eth + 1);
+        uint32_t size = dp_packet_size(packet);
+
+        frames[i].data = NULL;
+        if (!(packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET)
+            && packet->packet_type == htonl(PT_ETH)
+            && size >= ETH_HEADER_LEN + IP_HEADER_LEN
+            && eth->eth_type == htons(ETH_TYPE_IP)
+            && ip->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
+            && !IP_IS_FRAGMENT(ip->ip_frag_off)) {
+            frames[i].data = data;
+            frames[i].size = size;
+            frames[i].in_port = packet->md.in_port.odp_port;
+        }
     }
     return true;
 }
 
-/* After iptun_term_direct_keys() and the pop of the batch of flow 'outer'
- * to 'port', whose 'n' popped packets (none dropped) all hit the second
- * pass with 'flows': makes an entry of each key. */
+/* After iptun_term_direct_frames() and the pop of the batch of flow 'outer'
+ * to 'port', whose 'n' popped packets (none dropped, none taken by the
+ * reassembly) all hit the second pass with 'flows': makes an entry of each
+ * frame that has a one-lookup key. */
 static inline void
 iptun_term_direct_remember(struct iptun_term_cache *cache,
-                           const struct iptun_term_direct_key *keys,
-                           const bool *has_key, size_t n,
+                           const struct iptun_term_frame *frames, size_t n,
                            struct dp_netdev_flow *outer, odp_port_t port,
                            struct dp_netdev_flow **flows,
                            struct dp_packet_batch *packets)
 {
     for (size_t i = 0; i < n; i++) {
-        if (has_key[i]) {
-            iptun_term_direct_insert(cache, &keys[i], outer, flows[i], port,
+        struct iptun_term_direct_key key;
+
+        if (frames[i].data
+            && iptun_term_direct_parse_frame(frames[i].data, frames[i].size,
+                                             frames[i].in_port, &key) >= 0) {
+            iptun_term_direct_insert(cache, &key, outer, flows[i], port,
                                      dp_packet_get_rss_hash(
                                          packets->packets[i]));
         }

@@ -175,12 +175,14 @@ term_flow_release(struct dp_netdev_flow **flowp)
 
 /* Empties one-lookup entry 'e'. */
 static void
-term_direct_release(struct iptun_term_direct_entry *e)
+term_direct_release(struct iptun_term_cache *cache,
+                    struct iptun_term_direct_entry *e)
 {
     if (e->inner) {
         term_flow_release(&e->inner);
         term_flow_release(&e->outer);
         e->gen++;
+        cache->direct_used--;
     }
 }
 
@@ -212,13 +214,14 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
         dp_netdev_flow_unref(outer);
         return;
     }
-    term_direct_release(e);
+    term_direct_release(cache, e);
     e->key = *key;
     e->outer = outer;
     e->inner = inner;
     e->port = port;
     e->rss_hash = rss_hash;
     e->gen++;
+    cache->direct_used++;
     COVERAGE_INC(iptun_term_direct_insert);
 }
 
@@ -226,7 +229,7 @@ void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
     for (int i = 0; i < IPTUN_TERM_DIRECT_ENTRIES; i++) {
-        term_direct_release(&cache->direct[i]);
+        term_direct_release(cache, &cache->direct[i]);
     }
     for (int i = 0; i < IPTUN_TERM_OUTER_ENTRIES; i++) {
         term_flow_release(&cache->outer[i].flow);
@@ -262,7 +265,7 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
         term_flow_release(&ie6->flow);
     }
     if (de->inner && (de->inner->dead || de->outer->dead)) {
-        term_direct_release(de);
+        term_direct_release(cache, de);
     }
     cache->direct_sweep_idx = (cache->direct_sweep_idx + 1)
                               & IPTUN_TERM_DIRECT_MASK;

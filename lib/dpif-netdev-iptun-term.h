@@ -211,6 +211,14 @@ struct iptun_term_direct_entry {
     uint16_t gen;                       /* Changes when the entry does. */
 };
 
+/* A received packet's frame before its pop (iptun_term_direct_frames()):
+ * where it starts, if it may make a one-lookup entry, else NULL. */
+struct iptun_term_frame {
+    const uint8_t *data;
+    uint32_t size;
+    odp_port_t in_port;
+};
+
 /* other_config:iptun-term-cache, iptun-term-one-pass and
  * iptun-term-one-lookup: one set for the process, written by
  * iptun_term_set_config(), read by the PMD threads without locking through
@@ -263,10 +271,13 @@ struct iptun_term_cache {
     uint32_t inner_any6_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
     /* One lookup: its table and payoff, whether the current received batch
-     * uses it, and how many of its packets hold a ticket. */
+     * looks it up (when it has entries) and fills it, and how many of its
+     * packets hold a ticket. */
     struct iptun_term_direct_entry direct[IPTUN_TERM_DIRECT_ENTRIES];
     struct iptun_term_payoff direct_payoff;
-    bool direct_on;
+    bool direct_on;             /* Looked up in this batch. */
+    bool direct_fill;           /* Filled in this batch. */
+    uint32_t direct_used;       /* Entries in use. */
     uint32_t direct_tickets;
     uint32_t direct_sweep_idx;
     /* A batch that decapsulation in one pass recirculates after a
