@@ -24,7 +24,7 @@
  * decapsulation in one pass. */
 
 #include "dpif-netdev-iptun-term.h"
-#include "netdev-native-iptun.h"
+#include "netdev-native-iptun-pop.h"
 
 struct iptun_term_outer_entry *iptun_term_outer_find_exact(
     struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
@@ -676,7 +676,7 @@ found:
  * returns -1 if the frame is not one that the one lookup handles, or has
  * lengths that the pop or miniflow_extract() of either pass would not
  * accept in full. */
-static inline int
+static inline ALWAYS_INLINE int
 iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
                               odp_port_t in_port,
                               struct iptun_term_direct_key *key)
@@ -1008,8 +1008,8 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
 /* The decapsulation in one pass of 'packets', a batch of flow 'outer' whose
  * action is a tnl_pop to 'port', by the one lookup's tickets: if every
  * packet holds a ticket of a live entry of that flow and port whose inner
- * flow is alive, and its checksums are right (netdev_iptun_pop_known_ok()),
- * pops every packet as the port's pop would (netdev_iptun_pop_known()),
+ * flow is alive, and its checksums are right (iptun_pop_known_ok()),
+ * pops every packet as the port's pop would (iptun_pop_known()),
  * leaves it as the second-pass lookup would (input port, layer offsets,
  * packet hash), stores its flow and TCP flags in 'flows' and 'tcp_flags'
  * and returns true.  Otherwise returns false, the packets untouched, for
@@ -1036,7 +1036,7 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
             || e->gen != ((ticket >> 13) & UINT16_MAX)
             || e->outer != outer || !e->inner || e->port != port
             || OVS_UNLIKELY(e->inner->dead)
-            || !netdev_iptun_pop_known_ok(packet)) {
+            || !iptun_pop_known_ok(packet)) {
             return false;
         }
         entries[i] = e;
@@ -1044,7 +1044,7 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         const struct iptun_term_direct_entry *e = entries[i];
 
-        netdev_iptun_pop_known(packet, iptun_term_direct_hlen(&e->key));
+        iptun_pop_known(packet, iptun_term_direct_hlen(&e->key));
         packet->md.in_port.odp_port = port;
         iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, 0);
         iptun_term_set_l4_proto(packet, (e->key.w[4] >> 8) & 0xff);

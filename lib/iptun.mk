@@ -12,4 +12,5 @@ lib_libopenvswitch_la_SOURCES += \
 	lib/iptun-reass.h \
 	lib/netdev-iptun-config.c \
 	lib/netdev-native-iptun.c \
-	lib/netdev-native-iptun.h
+	lib/netdev-native-iptun.h \
+	lib/netdev-native-iptun-pop.h

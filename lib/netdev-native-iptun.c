@@ -17,6 +17,7 @@
 #include <config.h>
 
 #include "netdev-native-iptun.h"
+#include "netdev-native-iptun-pop.h"
 
 #include <errno.h>
 #include <net/if.h>
@@ -43,17 +44,6 @@ VLOG_DEFINE_THIS_MODULE(native_iptun);
 
 static struct vlog_rate_limit err_rl = VLOG_RATE_LIMIT_INIT(60, 5);
 
-/* The popped 'packet' starts 'hlen' bytes further on.  Open vSwitch 4.0
- * keeps the checksum offload flags of an encapsulated packet's inner
- * headers in the upper half of its flags (tnl_ol_push() shifts them there,
- * tnl_ol_pop() back): the outer headers' flags must not describe the inner
- * packet (its protocol and checksums). */
-static void
-iptun_reset_packet(struct dp_packet *packet, unsigned int hlen)
-{
-    packet->offloads >>= DP_PACKET_OL_SHIFT_COUNT;
-    dp_packet_reset_packet(packet, hlen);
-}
 
 COVERAGE_DEFINE(ipip_build_non_ipv4);
 COVERAGE_DEFINE(ipip_pop_bad_outer);
@@ -118,39 +108,7 @@ iptun_can_encapsulate(const struct netdev *netdev,
     return !error;
 }
 
-/* pkt_metadata_init_tnl() without zeroing the conntrack original tuple
- * (md->cacheline1, which nothing reads while ct_state is 0, as
- * pkt_metadata_init() also relies on): that cache line is otherwise touched
- * by nothing on the receive path, so zeroing it cost a cache miss per
- * packet.  Zeroes the rest of the metadata up to the tunnel options and
- * keeps the input port as 'orig_in_port', as pkt_metadata_init_tnl() does. */
-static inline void
-iptun_metadata_init(struct pkt_metadata *md)
-{
-    odp_port_t orig_in_port = md->in_port.odp_port;
 
-    memset(md, 0, offsetof(struct pkt_metadata, ct_orig_tuple));
-    memset(&md->tunnel, 0, offsetof(struct flow_tnl, metadata.opts));
-    md->orig_in_port = orig_in_port;
-}
-
-/* True if the 20-byte IPv4 header 'ip' has a correct checksum: its 16-bit
- * one's complement sum is 0xffff.  (The sum of 32-bit words folded to 16
- * bits is the same in either byte order.) */
-static inline bool
-iptun_ip_hdr_csum_ok(const struct ip_header *ip)
-{
-    uint32_t w[5];
-    uint64_t sum;
-
-    memcpy(w, ip, sizeof w);
-    sum = (uint64_t) w[0] + w[1] + w[2] + w[3] + w[4];
-    sum = (sum & 0xffffffff) + (sum >> 32);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    sum = (sum & 0xffff) + (sum >> 16);
-    return sum == 0xffff;
-}
 
 /* iptun_pop_outer() for an outer IPv4 header off its fast path: options
  * (skipped), a checksum not yet verified, lengths to check one by one. */
@@ -825,11 +783,9 @@ netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
     iptun_set_flow_label(packet, data);
 }
 
-/* Returns true if the UDP checksum of 'udp' ('len' bytes, behind the IPv4
- * or IPv6 header 'l3') is correct. */
-static bool
-fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
-                unsigned int len)
+bool
+netdev_iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
+                         unsigned int len)
 {
     const struct ip_header *ip = l3;
     uint32_t partial = 0;
@@ -846,54 +802,6 @@ fou_udp_csum_ok(const void *l3, const struct udp_header *udp,
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
-bool
-netdev_iptun_pop_known_ok(const struct dp_packet *packet)
-{
-    const struct ip_header *outer
-        = (const void *) ((const char *) dp_packet_data(packet)
-                          + ETH_HEADER_LEN);
-
-    if (!dp_packet_ip_checksum_valid(packet) && !iptun_ip_hdr_csum_ok(outer)) {
-        return false;
-    }
-    if (outer->ip_proto == IPPROTO_UDP) {
-        const struct udp_header *udp = (const void *) (outer + 1);
-
-        return (!udp->udp_csum || dp_packet_l4_checksum_valid(packet)
-                || fou_udp_csum_ok(outer, udp, ntohs(udp->udp_len)));
-    }
-    return true;
-}
-
-void
-netdev_iptun_pop_known(struct dp_packet *packet, unsigned int hlen)
-{
-    const char *data = dp_packet_data(packet);
-    const struct ip_header *outer = (const void *) (data + ETH_HEADER_LEN);
-    const struct ip_header *inner = (const void *) (data + hlen);
-    struct flow_tnl *tnl = &packet->md.tunnel;
-
-    iptun_metadata_init(&packet->md);
-    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
-    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
-    tnl->ip_tos = outer->ip_tos;
-    tnl->ip_ttl = outer->ip_ttl;
-    if (outer->ip_proto == IPPROTO_UDP) {
-        const struct udp_header *udp = (const void *) (outer + 1);
-
-        if (udp->udp_csum) {
-            tnl->flags |= FLOW_TNL_F_CSUM;
-        }
-        tnl->tp_src = udp->udp_src;
-        tnl->tp_dst = udp->udp_dst;
-    }
-    packet->packet_type = htonl(PT_IPV4);
-    iptun_reset_packet(packet, hlen);
-    dp_packet_set_size(packet, ntohs(inner->ip_tot_len));
-    /* As netdev_pop_header() after a pop. */
-    dp_packet_reset_offload(packet);
-    pkt_metadata_init_conn(&packet->md);
-}
 
 /* Why iptun_pop_udp() did not return a UDP header. */
 enum iptun_udp_drop {
@@ -955,7 +863,7 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
 
     if (udp->udp_csum) {
         if (!dp_packet_l4_checksum_valid(packet)
-            && !fou_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
+            && !netdev_iptun_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a bad UDP "
                          "checksum", iptun_type_name(type));
             *why = IPTUN_UDP_BAD_CSUM;

@@ -79,20 +79,6 @@ int netdev_gue_build_header(const struct netdev *,
                             const struct netdev_tnl_build_header_params *);
 struct dp_packet *netdev_gue_pop_header(struct dp_packet *);
 
-/* The pop of a packet whose headers the caller has already parsed and
- * checked (the tunnel termination cache's one lookup,
- * dpif-netdev-iptun-term.h): an Ethernet frame with an option-less,
- * unfragmented IPv4 header whose total length fits the frame, then, for
- * protocol 17, a UDP header whose length fits the IPv4 payload, and an
- * inner option-less IPv4 header whose total length fits what carries it,
- * 'hlen' bytes from the start.  netdev_iptun_pop_known_ok() checks what no
- * parse of the fields proves, the outer IPv4 header checksum and a nonzero
- * UDP checksum, as the pops do; netdev_iptun_pop_known() then leaves the
- * packet and its metadata as netdev_pop_header() with the ipip, fou or gue
- * pop would. */
-bool netdev_iptun_pop_known_ok(const struct dp_packet *);
-void netdev_iptun_pop_known(struct dp_packet *, unsigned int hlen);
-
 /* The pushes of ipip, fou and gue ports take an IPv4 or IPv6 packet, L3 or
  * Ethernet: an Ethernet packet's Ethernet header, VLAN tags included
  * (everything before its L3 header), is replaced by the outer headers in

@@ -506,9 +506,18 @@ scenario () {
     # Frames from remotes 198.18.0.1 and up (REMOTESxFLOWS): plain and the
     # -flow types only; from 192.0.2.2: all but the -flow types (the port
     # with the fixed remote would take them).
-    case $3-$2 in
-    *x*-plain|*x*-*-flow) ;;
-    *x*|*-flow) return 0 ;;
+    case $3 in
+    *x*)
+        case $2 in
+        plain|*-flow) ;;
+        *) return 0 ;;
+        esac
+        ;;
+    *)
+        case $2 in
+        *-flow) return 0 ;;
+        esac
+        ;;
     esac
     case $2 in
     *-6in4|*-6in6|plain6) ip=ipv6 inner=inner6 ;;
