@@ -459,9 +459,10 @@ netdev_ipip_build_header(const struct netdev *netdev,
  * which ECMP routers hash, would send the pieces of one datagram different
  * ways.  Linux's flow dissector hashes fragments so (without
  * FLOW_DISSECTOR_F_PARSE_1ST_FRAG); datagrams between different hosts, or
- * of different protocols, still spread. */
+ * of different protocols, still spread.  (iptun_hash_fragment() is the
+ * inline test for the usual packet, an unfragmented IPv4 one.) */
 static void
-iptun_hash_fragment(struct dp_packet *packet)
+iptun_hash_fragment__(struct dp_packet *packet)
 {
     const void *l3 = dp_packet_l3(packet);
     size_t size = l3 ? dp_packet_l3_size(packet) : 0;
@@ -500,6 +501,21 @@ iptun_hash_fragment(struct dp_packet *packet)
         return;
     }
     dp_packet_set_rss_hash(packet, hash);
+}
+
+static inline ALWAYS_INLINE void
+iptun_hash_fragment(struct dp_packet *packet)
+{
+    if (OVS_LIKELY(packet->l3_ofs != UINT16_MAX)) {
+        const struct ip_header *ip = dp_packet_l3(packet);
+
+        if (OVS_LIKELY(dp_packet_l3_size(packet) >= IP_HEADER_LEN
+                       && IP_VER(ip->ip_ihl_ver) == 4
+                       && !IP_IS_FRAGMENT(ip->ip_frag_off))) {
+            return;
+        }
+    }
+    iptun_hash_fragment__(packet);
 }
 
 /* Over IPv6, the outer flow label of pushed 'packet' carries the inner
