@@ -1044,11 +1044,15 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         const struct iptun_term_direct_entry *e = entries[i];
 
+        /* The pop reset the layer offsets and the packet hash: the
+         * second-pass lookup's iptun_term_set_offsets() and
+         * iptun_term_set_rss_hash() come down to these stores. */
         iptun_pop_known(packet, iptun_term_direct_hlen(&e->key));
         packet->md.in_port.odp_port = port;
-        iptun_term_set_offsets(packet, 0, IP_HEADER_LEN, 0);
+        packet->l3_ofs = 0;
+        packet->l4_ofs = IP_HEADER_LEN;
         iptun_term_set_l4_proto(packet, (e->key.w[4] >> 8) & 0xff);
-        iptun_term_set_rss_hash(packet, e->rss_hash);
+        dp_packet_set_rss_hash(packet, e->rss_hash);
         flows[i] = e->inner;
         tcp_flags[i] = e->key.w[6] & UINT16_MAX;
     }

@@ -134,9 +134,10 @@ iptun_pop_known(struct dp_packet *packet, unsigned int hlen)
         tnl->tp_dst = udp->udp_dst;
     }
     packet->packet_type = htonl(PT_IPV4);
-    iptun_reset_packet(packet, hlen);
+    /* iptun_reset_packet() without its shift of the offload flags, which
+     * netdev_pop_header() resets after a pop anyway (as here). */
+    dp_packet_reset_packet(packet, hlen);
     dp_packet_set_size(packet, ntohs(inner->ip_tot_len));
-    /* As netdev_pop_header() after a pop. */
     dp_packet_reset_offload(packet);
     pkt_metadata_init_conn(&packet->md);
 }
