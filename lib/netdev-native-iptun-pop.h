@@ -18,9 +18,10 @@
 #define NETDEV_NATIVE_IPTUN_POP_H 1
 
 /* The per-packet steps of the ipip, fou and gue pops (netdev-native-iptun.c)
- * that the tunnel termination cache's one lookup shares, inline: its pop of
- * a packet whose headers the lookup's key has already checked
- * (iptun_pop_known_ok(), iptun_pop_known()). */
+ * that the tunnel termination cache's one lookup shares, inline: the
+ * metadata and checksum steps, and its pop of a packet whose headers the
+ * lookup's key has already checked (iptun_pop_known_ok(),
+ * iptun_pop_known()). */
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,18 +34,6 @@
  * or IPv6 header 'l3') is correct. */
 bool netdev_iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
                               unsigned int len);
-
-/* The popped 'packet' starts 'hlen' bytes further on.  Open vSwitch 4.0
- * keeps the checksum offload flags of an encapsulated packet's inner
- * headers in the upper half of its flags (tnl_ol_push() shifts them there,
- * tnl_ol_pop() back): the outer headers' flags must not describe the inner
- * packet (its protocol and checksums). */
-static inline void
-iptun_reset_packet(struct dp_packet *packet, unsigned int hlen)
-{
-    packet->offloads >>= DP_PACKET_OL_SHIFT_COUNT;
-    dp_packet_reset_packet(packet, hlen);
-}
 
 /* pkt_metadata_init_tnl() without zeroing the conntrack original tuple
  * (md->cacheline1, which nothing reads while ct_state is 0, as
@@ -78,6 +67,30 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
     sum = (sum & 0xffff) + (sum >> 16);
     sum = (sum & 0xffff) + (sum >> 16);
     return sum == 0xffff;
+}
+
+/* Records the outer IPv4 header 'outer' of a packet being popped in its
+ * tunnel metadata 'tnl': addresses, TOS, TTL. */
+static inline void
+iptun_tnl_set_ip4(struct flow_tnl *tnl, const struct ip_header *outer)
+{
+    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
+    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
+    tnl->ip_tos = outer->ip_tos;
+    tnl->ip_ttl = outer->ip_ttl;
+}
+
+/* Records the UDP header 'udp' of a fou or gue packet being popped, whose
+ * checksum (if not zero) is right, in its tunnel metadata 'tnl': ports and
+ * whether it has a checksum. */
+static inline void
+iptun_tnl_set_udp(struct flow_tnl *tnl, const struct udp_header *udp)
+{
+    if (udp->udp_csum) {
+        tnl->flags |= FLOW_TNL_F_CSUM;
+    }
+    tnl->tp_src = udp->udp_src;
+    tnl->tp_dst = udp->udp_dst;
 }
 
 /* The pop of a packet whose headers the caller has already parsed and
@@ -120,18 +133,9 @@ iptun_pop_known(struct dp_packet *packet, unsigned int hlen)
     struct flow_tnl *tnl = &packet->md.tunnel;
 
     iptun_metadata_init(&packet->md);
-    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
-    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
-    tnl->ip_tos = outer->ip_tos;
-    tnl->ip_ttl = outer->ip_ttl;
+    iptun_tnl_set_ip4(tnl, outer);
     if (outer->ip_proto == IPPROTO_UDP) {
-        const struct udp_header *udp = (const void *) (outer + 1);
-
-        if (udp->udp_csum) {
-            tnl->flags |= FLOW_TNL_F_CSUM;
-        }
-        tnl->tp_src = udp->udp_src;
-        tnl->tp_dst = udp->udp_dst;
+        iptun_tnl_set_udp(tnl, (const void *) (outer + 1));
     }
     packet->packet_type = htonl(PT_IPV4);
     /* iptun_reset_packet() without its shift of the offload flags, which

@@ -44,6 +44,17 @@ VLOG_DEFINE_THIS_MODULE(native_iptun);
 
 static struct vlog_rate_limit err_rl = VLOG_RATE_LIMIT_INIT(60, 5);
 
+/* The popped 'packet' starts 'hlen' bytes further on.  Open vSwitch 4.0
+ * keeps the checksum offload flags of an encapsulated packet's inner
+ * headers in the upper half of its flags (tnl_ol_push() shifts them there,
+ * tnl_ol_pop() back): the outer headers' flags must not describe the inner
+ * packet (its protocol and checksums). */
+static void
+iptun_reset_packet(struct dp_packet *packet, unsigned int hlen)
+{
+    packet->offloads >>= DP_PACKET_OL_SHIFT_COUNT;
+    dp_packet_reset_packet(packet, hlen);
+}
 
 COVERAGE_DEFINE(ipip_build_non_ipv4);
 COVERAGE_DEFINE(ipip_pop_bad_outer);
@@ -108,8 +119,6 @@ iptun_can_encapsulate(const struct netdev *netdev,
     return !error;
 }
 
-
-
 /* iptun_pop_outer() for an outer IPv4 header off its fast path: options
  * (skipped), a checksum not yet verified, lengths to check one by one. */
 static void *
@@ -134,10 +143,7 @@ iptun_pop_outer4_slow(struct dp_packet *packet, enum iptun_type type,
                      "has a bad checksum", iptun_type_name(type));
         return NULL;
     }
-    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
-    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
-    tnl->ip_tos = outer->ip_tos;
-    tnl->ip_ttl = outer->ip_ttl;
+    iptun_tnl_set_ip4(tnl, outer);
     *hlen = ETH_HEADER_LEN + ihl_len;
     *l4_len = tot_len - ihl_len;
     dp_packet_set_size(packet, packet->l3_ofs + tot_len);
@@ -274,12 +280,7 @@ iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
                        && tot_len >= IP_HEADER_LEN && tot_len <= l3_size
                        && (dp_packet_ip_checksum_valid(packet)
                            || iptun_ip_hdr_csum_ok(outer)))) {
-            struct flow_tnl *tnl = &packet->md.tunnel;
-
-            tnl->ip_src = get_16aligned_be32(&outer->ip_src);
-            tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
-            tnl->ip_tos = outer->ip_tos;
-            tnl->ip_ttl = outer->ip_ttl;
+            iptun_tnl_set_ip4(&packet->md.tunnel, outer);
             *proto = outer->ip_proto;
             *hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
             *l4_len = tot_len - IP_HEADER_LEN;
@@ -818,7 +819,6 @@ netdev_iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
     return !csum_finish(csum_continue(partial, udp, len));
 }
 
-
 /* Why iptun_pop_udp() did not return a UDP header. */
 enum iptun_udp_drop {
     IPTUN_UDP_HELD,             /* An outer fragment, kept for reassembly. */
@@ -845,7 +845,6 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
     const struct udp_header *udp;
     struct dp_packet *packet;
     unsigned int l4_len, len;
-    struct flow_tnl *tnl;
     ovs_be16 copy_port = 0;
     uint8_t proto;
 
@@ -864,7 +863,6 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
     }
     /* (Of the reassembled datagram if it was a fragment.) */
     packet = *packetp;
-    tnl = &packet->md.tunnel;
 
     /* As Linux's udp_rcv(): a UDP length beyond the IPv4 payload is an
      * error, a shorter one trims the payload. */
@@ -885,10 +883,8 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
             *why = IPTUN_UDP_BAD_CSUM;
             return NULL;
         }
-        tnl->flags |= FLOW_TNL_F_CSUM;
     }
-    tnl->tp_src = udp->udp_src;
-    tnl->tp_dst = udp->udp_dst;
+    iptun_tnl_set_udp(&packet->md.tunnel, udp);
     *hlen += UDP_HEADER_LEN;
     *udp_len = len;
     return udp;
