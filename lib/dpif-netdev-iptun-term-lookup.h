@@ -115,6 +115,21 @@ static const uint64_t iptun_term_outer_exact[2][8] = {
       UINT64_MAX, UINT64_MAX, UINT64_MAX, UINT64_MAX },
 };
 
+/* The total length of the IPv4 header at 'ip', which has 'size' bytes (at
+ * least IP_HEADER_LEN) from it to the end of what carries it, if the cache
+ * handles it as miniflow_extract() would parse it: no options, not a
+ * fragment, a total length from IP_HEADER_LEN to 'size'.  Otherwise 0. */
+static inline uint16_t
+iptun_term_ipv4_len(const struct ip_header *ip, uint32_t size)
+{
+    uint16_t tot_len = ntohs(ip->ip_tot_len);
+
+    return (ip->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
+            && !IP_IS_FRAGMENT(ip->ip_frag_off)
+            && tot_len >= IP_HEADER_LEN && tot_len <= size
+            ? tot_len : 0);
+}
+
 /* Fills the words of a first-pass key 'w' that both families share: w[1]
  * and w[2] (the Ethernet addresses of the frame at 'data' and the UDP
  * 'ports'), ANDed with 'mask'. */
@@ -148,16 +163,13 @@ iptun_term_outer_parse4(const struct dp_packet *packet, odp_port_t in_port,
     const uint8_t *data = dp_packet_data(packet);
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
     uint32_t l3_size = dp_packet_size(packet) - ETH_HEADER_LEN;
-    uint16_t tot_len = ntohs(ip->ip_tot_len);
+    uint16_t tot_len = iptun_term_ipv4_len(ip, l3_size);
     uint32_t ports = 0;
 
     /* iptun_term_outer_candidate() checked the size, the Ethernet type and the
      * protocol. */
     if (packet->packet_type != htonl(PT_ETH)
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)
-        || tot_len > l3_size || l3_size - tot_len > UINT16_MAX
-        || tot_len < IP_HEADER_LEN) {
+        || !tot_len || l3_size - tot_len > UINT16_MAX) {
         return -1;
     }
     if (ip->ip_proto == IPPROTO_UDP) {
@@ -408,13 +420,11 @@ iptun_term_inner_4in4_parse(const struct dp_packet *packet,
     uint16_t tot_len, l4_size;
     uint32_t ports;
 
-    if (size < IP_HEADER_LEN
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)) {
+    if (size < IP_HEADER_LEN) {
         return -1;
     }
-    tot_len = ntohs(ip->ip_tot_len);
-    if (tot_len > size || tot_len < IP_HEADER_LEN) {
+    tot_len = iptun_term_ipv4_len(ip, size);
+    if (!tot_len) {
         return -1;
     }
     l4_size = tot_len - IP_HEADER_LEN;
@@ -670,6 +680,10 @@ found:
     return e->flow;
 }
 
+/* The GUE header that the one lookup takes: variant 0, no flags, no
+ * optional fields, protocol 4. */
+static const uint8_t iptun_term_gue_v0_ipip[4] = { 0, IPPROTO_IPIP, 0, 0 };
+
 /* The one-lookup key of Ethernet frame 'data' of 'size' bytes (at least
  * an Ethernet and an IPv4 header), received on 'in_port' (see
  * iptun_term_direct_key): fills 'key' and returns the Ethernet padding, or
@@ -681,24 +695,20 @@ iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
                               odp_port_t in_port,
                               struct iptun_term_direct_key *key)
 {
-    static const uint8_t gue_v0_ipip[4] = { 0, IPPROTO_IPIP, 0, 0 };
     const struct eth_header *eth = (const void *) data;
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
     uint32_t l3_size = size - ETH_HEADER_LEN;
     const struct ip_header *in;
-    uint32_t avail, ports = 0, in_ports, mac_tail;
+    uint32_t avail, ports = 0, in_ports;
     uint16_t tot_len, in_len, tcp_flags;
     uint64_t flags = 0;
 
     /* The caller checked the size of an IPv4 header. */
-    if (eth->eth_type != htons(ETH_TYPE_IP)
-        || ip->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(ip->ip_frag_off)) {
+    if (eth->eth_type != htons(ETH_TYPE_IP)) {
         return -1;
     }
-    tot_len = ntohs(ip->ip_tot_len);
-    if (tot_len > l3_size || l3_size - tot_len > UINT16_MAX
-        || tot_len < IP_HEADER_LEN) {
+    tot_len = iptun_term_ipv4_len(ip, l3_size);
+    if (!tot_len || l3_size - tot_len > UINT16_MAX) {
         return -1;
     }
     avail = tot_len - IP_HEADER_LEN;
@@ -720,23 +730,23 @@ iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
             flags |= IPTUN_TERM_DIRECT_CSUM;
         }
         in = (const void *) (udp + 1);
-        if (avail >= sizeof gue_v0_ipip
-            && !memcmp(in, gue_v0_ipip, sizeof gue_v0_ipip)) {
+        if (avail >= sizeof iptun_term_gue_v0_ipip
+            && !memcmp(in, iptun_term_gue_v0_ipip,
+                       sizeof iptun_term_gue_v0_ipip)) {
             /* gue's header (fou's pop would drop the packet: no entry). */
             flags |= IPTUN_TERM_DIRECT_GUE;
-            avail -= sizeof gue_v0_ipip;
-            in = (const void *) ((const uint8_t *) in + sizeof gue_v0_ipip);
+            avail -= sizeof iptun_term_gue_v0_ipip;
+            in = (const void *) ((const uint8_t *) in
+                                 + sizeof iptun_term_gue_v0_ipip);
         }
     } else if (ip->ip_proto != IPPROTO_IPIP) {
         return -1;
     }
-    if (avail < IP_HEADER_LEN
-        || in->ip_ihl_ver != IP_IHL_VER(5, IP_VERSION)
-        || IP_IS_FRAGMENT(in->ip_frag_off)) {
+    if (avail < IP_HEADER_LEN) {
         return -1;
     }
-    in_len = ntohs(in->ip_tot_len);
-    if (in_len < IP_HEADER_LEN || in_len > avail
+    in_len = iptun_term_ipv4_len(in, avail);
+    if (!in_len
         || !iptun_term_parse_l4(in + 1, in_len - IP_HEADER_LEN, in->ip_proto,
                                 &in_ports, &tcp_flags)) {
         return -1;
@@ -745,10 +755,8 @@ iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
     key->w[0] = ((uint64_t) odp_to_u32(in_port) << 32) | flags
                 | ((uint32_t) ip->ip_proto << 16)
                 | ((uint32_t) ip->ip_tos << 8) | ip->ip_ttl;
-    /* As iptun_term_outer_key_fill_l2(), unmasked. */
-    memcpy(&key->w[1], data, sizeof key->w[1]);          /* dst, src[0:2] */
-    memcpy(&mac_tail, data + 8, sizeof mac_tail);        /* src[2:6] */
-    key->w[2] = ((uint64_t) mac_tail << 32) | ports;
+    iptun_term_outer_key_fill_l2(key->w, data, ports,
+                                 iptun_term_outer_exact[0]);
     memcpy(&key->w[3], &ip->ip_src, sizeof key->w[3]);    /* src, dst */
     key->w[4] = ((uint32_t) in->ip_tos << 24) | ((uint32_t) in->ip_ttl << 16)
                 | ((uint32_t) in->ip_proto << 8);
@@ -801,7 +809,7 @@ iptun_term_direct_hlen(const struct iptun_term_direct_key *key)
     if (((key->w[0] >> 16) & 0xff) == IPPROTO_UDP) {
         hlen += UDP_HEADER_LEN;
         if (key->w[0] & IPTUN_TERM_DIRECT_GUE) {
-            hlen += 4;
+            hlen += sizeof iptun_term_gue_v0_ipip;
         }
     }
     return hlen;
@@ -1105,8 +1113,7 @@ iptun_term_direct_frames(const struct iptun_term_cache *cache,
             && packet->packet_type == htonl(PT_ETH)
             && size >= ETH_HEADER_LEN + IP_HEADER_LEN
             && eth->eth_type == htons(ETH_TYPE_IP)
-            && ip->ip_ihl_ver == IP_IHL_VER(5, IP_VERSION)
-            && !IP_IS_FRAGMENT(ip->ip_frag_off)) {
+            && iptun_term_ipv4_len(ip, size - ETH_HEADER_LEN)) {
             frames[i].data = data;
             frames[i].size = size;
             frames[i].in_port = packet->md.in_port.odp_port;
