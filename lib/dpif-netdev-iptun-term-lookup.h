@@ -1002,11 +1002,8 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
         || iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS, now)) {
         return true;
     }
-    if (OVS_UNLIKELY(cache->direct_payoff.until)) {
-        if (now < cache->direct_payoff.until) {
-            return true;
-        }
-        cache->direct_payoff.until = 0;
+    if (iptun_term_payoff_bypassed(&cache->direct_payoff, now)) {
+        return true;
     }
     cache->direct_on = cache->direct_used > 0;
     cache->direct_fill = true;

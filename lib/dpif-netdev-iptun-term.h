@@ -342,14 +342,11 @@ iptun_term_one_pass_active(const struct iptun_term_cache *cache)
     return one_pass && iptun_term_cache_active(cache);
 }
 
-/* True if the table of 'pass' is bypassed at time 'now' (us): see
- * IPTUN_TERM_MIN_HIT_INV.  Read once per batch. */
+/* True if the table whose payoff record is 'p' is bypassed at time 'now'
+ * (us): see IPTUN_TERM_MIN_HIT_INV. */
 static inline bool
-iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
-                    long long int now)
+iptun_term_payoff_bypassed(struct iptun_term_payoff *p, long long int now)
 {
-    struct iptun_term_payoff *p = &cache->payoff[pass];
-
     if (OVS_UNLIKELY(p->until)) {
         if (now < p->until) {
             return true;
@@ -357,6 +354,36 @@ iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
         p->until = 0;
     }
     return false;
+}
+
+/* Ends the window of payoff record 'p', of a table of 'entries' entries,
+ * once it has seen IPTUN_TERM_WINDOW_ENTRIES times that many lookups:
+ * returns true if the table is then bypassed from time 'now' (us), because
+ * it hit fewer than one lookup in IPTUN_TERM_MIN_HIT_INV. */
+static inline bool
+iptun_term_payoff_close(struct iptun_term_payoff *p, uint32_t entries,
+                        long long int now)
+{
+    bool bypass;
+
+    if (OVS_LIKELY(p->lookups < IPTUN_TERM_WINDOW_ENTRIES * entries)) {
+        return false;
+    }
+    bypass = p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV;
+    if (bypass) {
+        p->until = now + IPTUN_TERM_BYPASS_US;
+    }
+    p->lookups = p->hits = 0;
+    return bypass;
+}
+
+/* True if the table of 'pass' is bypassed at time 'now' (us): see
+ * IPTUN_TERM_MIN_HIT_INV.  Read once per batch. */
+static inline bool
+iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
+                    long long int now)
+{
+    return iptun_term_payoff_bypassed(&cache->payoff[pass], now);
 }
 
 /* Accounts for one batch of 'pass': 'lookups' lookups in its table, 'hits'
@@ -373,26 +400,15 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
     }
     p->lookups += lookups;
     p->hits += hits;
-    if (OVS_UNLIKELY(p->lookups >= IPTUN_TERM_WINDOW_ENTRIES
-                     * (pass == IPTUN_TERM_SECOND_PASS
-                        ? IPTUN_TERM_INNER_4IN4_ENTRIES
-                        : IPTUN_TERM_OUTER_ENTRIES))) {
-        if (p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV) {
-            p->until = now + IPTUN_TERM_BYPASS_US;
-            iptun_term_count_bypass(pass);
-        }
-        p->lookups = p->hits = 0;
+    if (iptun_term_payoff_close(p, (pass == IPTUN_TERM_SECOND_PASS
+                                    ? IPTUN_TERM_INNER_4IN4_ENTRIES
+                                    : IPTUN_TERM_OUTER_ENTRIES), now)) {
+        iptun_term_count_bypass(pass);
     }
-    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on) {
-        p = &cache->direct_payoff;
-        if (OVS_UNLIKELY(p->lookups >= IPTUN_TERM_WINDOW_ENTRIES
-                                       * IPTUN_TERM_DIRECT_ENTRIES)) {
-            if (p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV) {
-                p->until = now + IPTUN_TERM_BYPASS_US;
-                iptun_term_count_direct_bypass();
-            }
-            p->lookups = p->hits = 0;
-        }
+    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on
+        && iptun_term_payoff_close(&cache->direct_payoff,
+                                   IPTUN_TERM_DIRECT_ENTRIES, now)) {
+        iptun_term_count_direct_bypass();
     }
 }
 
