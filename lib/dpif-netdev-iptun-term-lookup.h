@@ -261,6 +261,30 @@ iptun_term_mix(uint64_t x)
     return (x * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
 }
 
+/* The signature of a key with hash 'hash' in a set-associative table
+ * (IPTUN_TERM_WAYS): the hash's upper half, whose bits the entry's index
+ * does not use, never 0 (an empty entry's). */
+static inline uint16_t
+iptun_term_sig(uint32_t hash)
+{
+    return (hash >> 16) | 1;
+}
+
+/* A map of the entries of the bucket of entry 'home' of a set-associative
+ * table, other than 'home', whose signature in 'sigs' is 'sig' (bit 'i' for
+ * the bucket's entry 'i'). */
+static inline uint32_t
+iptun_term_sig_others(const uint16_t *sigs, uint32_t home, uint16_t sig)
+{
+    const uint16_t *bucket = &sigs[home & ~(IPTUN_TERM_WAYS - 1)];
+    uint32_t map = 0;
+
+    for (int i = 0; i < IPTUN_TERM_WAYS; i++) {
+        map |= (uint32_t) (bucket[i] == sig) << i;
+    }
+    return map & ~(UINT32_C(1) << (home & (IPTUN_TERM_WAYS - 1)));
+}
+
 static inline uint32_t
 iptun_term_outer_hash(const struct iptun_term_outer_key *key)
 {
@@ -459,6 +483,32 @@ iptun_term_inner_4in4_key_equal(const struct iptun_term_inner_4in4_key *a,
              | (a->w[4] ^ b->w[4]));
 }
 
+/* The entry of the IPv4-in-IPv4 second-pass table that holds 'key', whose
+ * hash is 'hash', or NULL. */
+static inline struct iptun_term_inner_4in4_entry *
+iptun_term_inner_4in4_find(struct iptun_term_cache *cache,
+                           const struct iptun_term_inner_4in4_key *key,
+                           uint32_t hash)
+{
+    uint32_t home = hash & IPTUN_TERM_INNER_4IN4_MASK;
+    struct iptun_term_inner_4in4_entry *e = &cache->inner_4in4[home];
+    uint32_t map;
+
+    if (OVS_LIKELY(e->flow && iptun_term_inner_4in4_key_equal(&e->key, key))) {
+        return e;
+    }
+    map = iptun_term_sig_others(cache->inner_4in4_sig, home,
+                                iptun_term_sig(hash));
+    for (; map; map = zero_rightmost_1bit(map)) {
+        e = &cache->inner_4in4[(home & ~(IPTUN_TERM_WAYS - 1))
+                               + raw_ctz(map)];
+        if (e->flow && iptun_term_inner_4in4_key_equal(&e->key, key)) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
 /* True if 'packet', a second-pass candidate, belongs to the IPv4-in-IPv4
  * table (iptun_term_inner_4in4_parse()): an inner IPv4 packet that came
  * over IPv4 (the table's key holds IPv4 tunnel addresses; a packet that
@@ -619,10 +669,9 @@ iptun_term_inner_4in4_lookup(struct iptun_term_cache *cache,
     if (l2_pad < 0) {
         return NULL;
     }
-    e = &cache->inner_4in4[iptun_term_inner_4in4_hash(&key)
-                           & IPTUN_TERM_INNER_4IN4_MASK];
-    if (!e->flow || !iptun_term_inner_4in4_key_equal(&e->key, &key)
-        || OVS_UNLIKELY(e->flow->dead)) {
+    e = iptun_term_inner_4in4_find(cache, &key,
+                                   iptun_term_inner_4in4_hash(&key));
+    if (!e || OVS_UNLIKELY(e->flow->dead)) {
         return NULL;
     }
 
@@ -799,6 +848,32 @@ iptun_term_direct_key_equal(const struct iptun_term_direct_key *a,
              | (a->w[5] ^ b->w[5]) | (a->w[6] ^ b->w[6]));
 }
 
+/* The index of the entry of the one lookup's table that holds 'key', whose
+ * hash is 'hash', or -1. */
+static inline int
+iptun_term_direct_find(const struct iptun_term_cache *cache,
+                       const struct iptun_term_direct_key *key, uint32_t hash)
+{
+    uint32_t home = hash & IPTUN_TERM_DIRECT_MASK;
+    const struct iptun_term_direct_entry *e = &cache->direct[home];
+    uint32_t map;
+
+    if (OVS_LIKELY(e->inner && iptun_term_direct_key_equal(&e->key, key))) {
+        return home;
+    }
+    map = iptun_term_sig_others(cache->direct_sig, home,
+                                iptun_term_sig(hash));
+    for (; map; map = zero_rightmost_1bit(map)) {
+        uint32_t idx = (home & ~(IPTUN_TERM_WAYS - 1)) + raw_ctz(map);
+
+        e = &cache->direct[idx];
+        if (e->inner && iptun_term_direct_key_equal(&e->key, key)) {
+            return idx;
+        }
+    }
+    return -1;
+}
+
 /* The length of the headers that the pop of a packet with one-lookup key
  * 'key' removes. */
 static inline unsigned int
@@ -827,25 +902,27 @@ iptun_term_direct_lookup(struct iptun_term_cache *cache,
 {
     struct iptun_term_direct_entry *e;
     struct iptun_term_direct_key key;
-    uint32_t idx;
-    int l2_pad;
+    int l2_pad, idx;
 
     cache->direct_payoff.lookups++;
     l2_pad = iptun_term_direct_parse(packet, in_port, &key);
     if (l2_pad < 0) {
         return NULL;
     }
-    idx = iptun_term_direct_hash(&key) & IPTUN_TERM_DIRECT_MASK;
+    idx = iptun_term_direct_find(cache, &key, iptun_term_direct_hash(&key));
+    if (idx < 0) {
+        return NULL;
+    }
     e = &cache->direct[idx];
-    if (!e->inner || !iptun_term_direct_key_equal(&e->key, &key)
-        || OVS_UNLIKELY(e->inner->dead)
+    if (OVS_UNLIKELY(e->inner->dead)
         || !OVS_LIKELY(iptun_term_flow_usable(e->outer))) {
         return NULL;
     }
     cache->direct_payoff.hits++;
     cache->direct_tickets++;
     packet->md.dp_hash = (IPTUN_TERM_DIRECT_TICKET
-                          | ((uint32_t) e->gen << 13) | idx);
+                          | ((uint32_t) e->gen
+                             << IPTUN_TERM_DIRECT_GEN_SHIFT) | idx);
     iptun_term_set_offsets(packet, ETH_HEADER_LEN, IP_HEADER_LEN, l2_pad);
     iptun_term_set_l4_proto(packet, (key.w[0] >> 16) & 0xff);
     return e->outer;
@@ -1038,7 +1115,8 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
 
         e = &cache->direct[ticket & IPTUN_TERM_DIRECT_MASK];
         if (!(ticket & IPTUN_TERM_DIRECT_TICKET)
-            || e->gen != ((ticket >> 13) & UINT16_MAX)
+            || e->gen != ((ticket >> IPTUN_TERM_DIRECT_GEN_SHIFT)
+                          & UINT16_MAX)
             || e->outer != outer || !e->inner || e->port != port
             || OVS_UNLIKELY(e->inner->dead)
             || !iptun_pop_known_ok(packet)) {

@@ -46,8 +46,15 @@ COVERAGE_DEFINE(iptun_term_hint);
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
-/* A ticket (IPTUN_TERM_DIRECT_TICKET) has 13 bits for the entry's index. */
-BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES <= 1 << 13);
+/* A ticket (IPTUN_TERM_DIRECT_TICKET) has IPTUN_TERM_DIRECT_GEN_SHIFT bits
+ * for the entry's index and 16 above them for its generation. */
+BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES
+                  <= 1 << IPTUN_TERM_DIRECT_GEN_SHIFT);
+BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_GEN_SHIFT + 16 <= 31);
+/* The set-associative tables' buckets. */
+BUILD_ASSERT_DECL(IS_POW2(IPTUN_TERM_WAYS) && IPTUN_TERM_WAYS <= 32);
+BUILD_ASSERT_DECL(IPTUN_TERM_INNER_4IN4_ENTRIES % IPTUN_TERM_WAYS == 0);
+BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES % IPTUN_TERM_WAYS == 0);
 /* A hint (iptun_term_hint()) has the packet's index in its batch. */
 BUILD_ASSERT_DECL(IS_POW2(NETDEV_MAX_BURST));
 
@@ -183,7 +190,49 @@ term_direct_release(struct iptun_term_cache *cache,
         term_flow_release(&e->outer);
         e->gen++;
         cache->direct_used--;
+        cache->direct_sig[e - cache->direct] = 0;
     }
+}
+
+/* The entry of a set-associative table whose bucket of entry 'home' has
+ * signatures 'sigs' that a new key with that home takes, given
+ * 'entry_free' (true for an entry that is empty, or whose flow is dead):
+ * the home entry if it is free, else the first free entry of the bucket,
+ * else the home entry (whose key gives way). */
+static uint32_t
+term_bucket_place(const uint16_t *sigs, uint32_t home,
+                  bool (*entry_free)(const void *table, uint32_t idx),
+                  const void *table)
+{
+    uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
+
+    if (!sigs[home] || entry_free(table, home)) {
+        return home;
+    }
+    for (uint32_t i = base; i < base + IPTUN_TERM_WAYS; i++) {
+        if (!sigs[i] || entry_free(table, i)) {
+            return i;
+        }
+    }
+    return home;
+}
+
+static bool
+term_direct_free(const void *table, uint32_t idx)
+{
+    const struct iptun_term_direct_entry *e
+        = &((const struct iptun_term_direct_entry *) table)[idx];
+
+    return !e->inner || e->inner->dead || e->outer->dead;
+}
+
+static bool
+term_inner_4in4_free(const void *table, uint32_t idx)
+{
+    const struct iptun_term_inner_4in4_entry *e
+        = &((const struct iptun_term_inner_4in4_entry *) table)[idx];
+
+    return !e->flow || e->flow->dead;
 }
 
 void
@@ -193,9 +242,17 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
                          struct dp_netdev_flow *inner, odp_port_t port,
                          uint32_t rss_hash)
 {
+    uint32_t hash = iptun_term_direct_hash(key);
     struct iptun_term_direct_entry *e;
+    int idx;
 
-    e = &cache->direct[iptun_term_direct_hash(key) & IPTUN_TERM_DIRECT_MASK];
+    idx = iptun_term_direct_find(cache, key, hash);
+    if (idx < 0) {
+        idx = term_bucket_place(cache->direct_sig,
+                                hash & IPTUN_TERM_DIRECT_MASK,
+                                term_direct_free, cache->direct);
+    }
+    e = &cache->direct[idx];
     if (e->inner == inner && e->outer == outer && e->port == port
         && iptun_term_direct_key_equal(&e->key, key)) {
         return;
@@ -222,6 +279,7 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
     e->rss_hash = rss_hash;
     e->gen++;
     cache->direct_used++;
+    cache->direct_sig[idx] = iptun_term_sig(hash);
     COVERAGE_INC(iptun_term_direct_insert);
 }
 
@@ -260,6 +318,7 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
     }
     if (ie->flow && ie->flow->dead) {
         term_flow_release(&ie->flow);
+        cache->inner_4in4_sig[cache->inner_4in4_sweep_idx] = 0;
     }
     if (ie6->flow && ie6->flow->dead) {
         term_flow_release(&ie6->flow);
@@ -309,19 +368,27 @@ term_inner_4in4_insert(struct iptun_term_cache *cache,
     struct iptun_term_inner_4in4_entry *e;
     struct iptun_term_inner_4in4_key key;
     uint16_t tcp_flags;
+    uint32_t hash;
 
     if (flow->dead || !dp_packet_rss_valid(packet)
         || iptun_term_inner_4in4_parse(packet, &key, &tcp_flags) < 0) {
         return;
     }
-    e = &cache->inner_4in4[iptun_term_inner_4in4_hash(&key)
-                           & IPTUN_TERM_INNER_4IN4_MASK];
+    hash = iptun_term_inner_4in4_hash(&key);
+    e = iptun_term_inner_4in4_find(cache, &key, hash);
+    if (!e) {
+        e = &cache->inner_4in4[term_bucket_place(
+                                   cache->inner_4in4_sig,
+                                   hash & IPTUN_TERM_INNER_4IN4_MASK,
+                                   term_inner_4in4_free, cache->inner_4in4)];
+    }
     if (e->flow == flow && iptun_term_inner_4in4_key_equal(&e->key, &key)) {
         return;
     }
     if (term_inner_take(cache, &e->flow, flow)) {
         e->key = key;
         e->rss_hash = dp_packet_get_rss_hash(packet);
+        cache->inner_4in4_sig[e - cache->inner_4in4] = iptun_term_sig(hash);
     }
 }
 

@@ -118,12 +118,21 @@ struct smap;
                                    | IPTUN_TERM_OUTER_WILD_HDR             \
                                    | IPTUN_TERM_OUTER_WILD_MAC)
 #define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)
-#define IPTUN_TERM_INNER_4IN4_ENTRIES 8192   /* A power of 2. */
+/* The second pass's IPv4-in-IPv4 table and the one lookup's table are
+ * set-associative, so that they hold every flow of traffic with somewhat
+ * fewer flows than entries (decapsulation in one pass and the one lookup
+ * take a batch only if all its packets hit): the low bits of a key's hash
+ * pick its "home" entry, which lookups try first, and the key may also be
+ * in any other entry of the home entry's bucket of IPTUN_TERM_WAYS, where
+ * the signature array beside the table (iptun_term_sig(), 0 for an empty
+ * entry) says which entries to compare. */
+#define IPTUN_TERM_WAYS 8
+#define IPTUN_TERM_INNER_4IN4_ENTRIES 32768   /* A power of 2. */
 #define IPTUN_TERM_INNER_4IN4_MASK (IPTUN_TERM_INNER_4IN4_ENTRIES - 1)
 #define IPTUN_TERM_INNER_ANY6_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_ANY6_MASK (IPTUN_TERM_INNER_ANY6_ENTRIES - 1)
 #define IPTUN_TERM_INNER_ANY6_WORDS 13
-#define IPTUN_TERM_DIRECT_ENTRIES 8192   /* A power of 2, at most 2**13. */
+#define IPTUN_TERM_DIRECT_ENTRIES 32768   /* A power of 2, at most 2**15. */
 #define IPTUN_TERM_DIRECT_MASK (IPTUN_TERM_DIRECT_ENTRIES - 1)
 /* Flags in a one-lookup key's w[0]: the UDP checksum is not zero; a GUE
  * header (variant 0, no flags, protocol 4) comes before the inner packet. */
@@ -131,9 +140,10 @@ struct smap;
 #define IPTUN_TERM_DIRECT_GUE (UINT64_C(1) << 25)
 /* What a one-lookup hit leaves in the packet's 'md.dp_hash' (which
  * pkt_metadata_init() zeroed and the pop zeroes again) for the batch's
- * decapsulation: this flag, the entry's generation (bits 13-28) and index
- * (bits 0-12). */
+ * decapsulation: this flag, the entry's generation (bits 15-30) and index
+ * (bits 0-14). */
 #define IPTUN_TERM_DIRECT_TICKET (UINT32_C(1) << 31)
+#define IPTUN_TERM_DIRECT_GEN_SHIFT 15
 
 /* A table that hits fewer than one lookup in IPTUN_TERM_MIN_HIT_INV over a
  * window of IPTUN_TERM_WINDOW_ENTRIES times its size (long enough for a
@@ -259,6 +269,7 @@ struct iptun_term_cache {
     struct iptun_term_outer_entry outer[IPTUN_TERM_OUTER_ENTRIES];
     struct iptun_term_inner_4in4_entry
         inner_4in4[IPTUN_TERM_INNER_4IN4_ENTRIES];
+    uint16_t inner_4in4_sig[IPTUN_TERM_INNER_4IN4_ENTRIES];
     struct iptun_term_inner_any6_entry
         inner_any6[IPTUN_TERM_INNER_ANY6_ENTRIES];
     /* The IPTUN_TERM_OUTER_WILD_* flags of the entries made so far: lookups
@@ -274,6 +285,7 @@ struct iptun_term_cache {
      * looks it up (when it has entries) and fills it, and how many of its
      * packets hold a ticket. */
     struct iptun_term_direct_entry direct[IPTUN_TERM_DIRECT_ENTRIES];
+    uint16_t direct_sig[IPTUN_TERM_DIRECT_ENTRIES];
     struct iptun_term_payoff direct_payoff;
     bool direct_on;             /* Looked up in this batch. */
     bool direct_fill;           /* Filled in this batch. */
