@@ -28,6 +28,17 @@
 
 struct iptun_term_outer_entry *iptun_term_outer_find_exact(
     struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
+/* The set-associative tables' lookups beyond the home entry of 'hash' (see
+ * IPTUN_TERM_WAYS), for 'packet' (received on 'in_port'), whose key has
+ * that hash: the entry, or its index, that holds the packet's key, or NULL
+ * or -1.  Out of line, parsing the packet again only if a signature
+ * matches, so that the usual lookup (a hit in the home entry, or a miss)
+ * does not keep its key past the home entry's comparison. */
+struct iptun_term_inner_4in4_entry *iptun_term_inner_4in4_find_others(
+    struct iptun_term_cache *, const struct dp_packet *, uint32_t hash);
+int iptun_term_direct_find_others(const struct iptun_term_cache *,
+                                  const struct dp_packet *,
+                                  odp_port_t in_port, uint32_t hash);
 void iptun_term_direct_insert(struct iptun_term_cache *,
                               const struct iptun_term_direct_key *,
                               struct dp_netdev_flow *outer,
@@ -261,30 +272,6 @@ iptun_term_mix(uint64_t x)
     return (x * UINT64_C(0x9e3779b97f4a7c15)) >> 32;
 }
 
-/* The signature of a key with hash 'hash' in a set-associative table
- * (IPTUN_TERM_WAYS): the hash's upper half, whose bits the entry's index
- * does not use, never 0 (an empty entry's). */
-static inline uint16_t
-iptun_term_sig(uint32_t hash)
-{
-    return (hash >> 16) | 1;
-}
-
-/* A map of the entries of the bucket of entry 'home' of a set-associative
- * table, other than 'home', whose signature in 'sigs' is 'sig' (bit 'i' for
- * the bucket's entry 'i'). */
-static inline uint32_t
-iptun_term_sig_others(const uint16_t *sigs, uint32_t home, uint16_t sig)
-{
-    const uint16_t *bucket = &sigs[home & ~(IPTUN_TERM_WAYS - 1)];
-    uint32_t map = 0;
-
-    for (int i = 0; i < IPTUN_TERM_WAYS; i++) {
-        map |= (uint32_t) (bucket[i] == sig) << i;
-    }
-    return map & ~(UINT32_C(1) << (home & (IPTUN_TERM_WAYS - 1)));
-}
-
 static inline uint32_t
 iptun_term_outer_hash(const struct iptun_term_outer_key *key)
 {
@@ -483,32 +470,6 @@ iptun_term_inner_4in4_key_equal(const struct iptun_term_inner_4in4_key *a,
              | (a->w[4] ^ b->w[4]));
 }
 
-/* The entry of the IPv4-in-IPv4 second-pass table that holds 'key', whose
- * hash is 'hash', or NULL. */
-static inline struct iptun_term_inner_4in4_entry *
-iptun_term_inner_4in4_find(struct iptun_term_cache *cache,
-                           const struct iptun_term_inner_4in4_key *key,
-                           uint32_t hash)
-{
-    uint32_t home = hash & IPTUN_TERM_INNER_4IN4_MASK;
-    struct iptun_term_inner_4in4_entry *e = &cache->inner_4in4[home];
-    uint32_t map;
-
-    if (OVS_LIKELY(e->flow && iptun_term_inner_4in4_key_equal(&e->key, key))) {
-        return e;
-    }
-    map = iptun_term_sig_others(cache->inner_4in4_sig, home,
-                                iptun_term_sig(hash));
-    for (; map; map = zero_rightmost_1bit(map)) {
-        e = &cache->inner_4in4[(home & ~(IPTUN_TERM_WAYS - 1))
-                               + raw_ctz(map)];
-        if (e->flow && iptun_term_inner_4in4_key_equal(&e->key, key)) {
-            return e;
-        }
-    }
-    return NULL;
-}
-
 /* True if 'packet', a second-pass candidate, belongs to the IPv4-in-IPv4
  * table (iptun_term_inner_4in4_parse()): an inner IPv4 packet that came
  * over IPv4 (the table's key holds IPv4 tunnel addresses; a packet that
@@ -663,15 +624,23 @@ iptun_term_inner_4in4_lookup(struct iptun_term_cache *cache,
 {
     struct iptun_term_inner_4in4_entry *e;
     struct iptun_term_inner_4in4_key key;
+    uint32_t hash;
     int l2_pad;
 
     l2_pad = iptun_term_inner_4in4_parse(packet, &key, tcp_flags);
     if (l2_pad < 0) {
         return NULL;
     }
-    e = iptun_term_inner_4in4_find(cache, &key,
-                                   iptun_term_inner_4in4_hash(&key));
-    if (!e || OVS_UNLIKELY(e->flow->dead)) {
+    hash = iptun_term_inner_4in4_hash(&key);
+    e = &cache->inner_4in4[hash & IPTUN_TERM_INNER_4IN4_MASK];
+    if (OVS_UNLIKELY(!e->flow
+                     || !iptun_term_inner_4in4_key_equal(&e->key, &key))) {
+        e = iptun_term_inner_4in4_find_others(cache, packet, hash);
+        if (!e) {
+            return NULL;
+        }
+    }
+    if (OVS_UNLIKELY(e->flow->dead)) {
         return NULL;
     }
 
@@ -848,32 +817,6 @@ iptun_term_direct_key_equal(const struct iptun_term_direct_key *a,
              | (a->w[5] ^ b->w[5]) | (a->w[6] ^ b->w[6]));
 }
 
-/* The index of the entry of the one lookup's table that holds 'key', whose
- * hash is 'hash', or -1. */
-static inline int
-iptun_term_direct_find(const struct iptun_term_cache *cache,
-                       const struct iptun_term_direct_key *key, uint32_t hash)
-{
-    uint32_t home = hash & IPTUN_TERM_DIRECT_MASK;
-    const struct iptun_term_direct_entry *e = &cache->direct[home];
-    uint32_t map;
-
-    if (OVS_LIKELY(e->inner && iptun_term_direct_key_equal(&e->key, key))) {
-        return home;
-    }
-    map = iptun_term_sig_others(cache->direct_sig, home,
-                                iptun_term_sig(hash));
-    for (; map; map = zero_rightmost_1bit(map)) {
-        uint32_t idx = (home & ~(IPTUN_TERM_WAYS - 1)) + raw_ctz(map);
-
-        e = &cache->direct[idx];
-        if (e->inner && iptun_term_direct_key_equal(&e->key, key)) {
-            return idx;
-        }
-    }
-    return -1;
-}
-
 /* The length of the headers that the pop of a packet with one-lookup key
  * 'key' removes. */
 static inline unsigned int
@@ -902,23 +845,31 @@ iptun_term_direct_lookup(struct iptun_term_cache *cache,
 {
     struct iptun_term_direct_entry *e;
     struct iptun_term_direct_key key;
-    int l2_pad, idx;
+    uint32_t hash, idx;
+    int l2_pad;
 
-    cache->direct_payoff.lookups++;
     l2_pad = iptun_term_direct_parse(packet, in_port, &key);
     if (l2_pad < 0) {
         return NULL;
     }
-    idx = iptun_term_direct_find(cache, &key, iptun_term_direct_hash(&key));
-    if (idx < 0) {
-        return NULL;
-    }
+    hash = iptun_term_direct_hash(&key);
+    idx = hash & IPTUN_TERM_DIRECT_MASK;
     e = &cache->direct[idx];
+    if (OVS_UNLIKELY(!e->inner
+                     || !iptun_term_direct_key_equal(&e->key, &key))) {
+        int other = iptun_term_direct_find_others(cache, packet, in_port,
+                                                  hash);
+
+        if (other < 0) {
+            return NULL;
+        }
+        idx = other;
+        e = &cache->direct[idx];
+    }
     if (OVS_UNLIKELY(e->inner->dead)
         || !OVS_LIKELY(iptun_term_flow_usable(e->outer))) {
         return NULL;
     }
-    cache->direct_payoff.hits++;
     cache->direct_tickets++;
     packet->md.dp_hash = (IPTUN_TERM_DIRECT_TICKET
                           | ((uint32_t) e->gen
@@ -1130,7 +1081,7 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
         /* The pop reset the layer offsets and the packet hash: the
          * second-pass lookup's iptun_term_set_offsets() and
          * iptun_term_set_rss_hash() come down to these stores. */
-        iptun_pop_known(packet, iptun_term_direct_hlen(&e->key));
+        iptun_pop_known(packet, e->hlen);
         packet->md.in_port.odp_port = port;
         packet->l3_ofs = 0;
         packet->l4_ofs = IP_HEADER_LEN;

@@ -170,6 +170,102 @@ iptun_term_cache_init(struct iptun_term_cache *cache)
     cache->ports = iptun_ports_map();
 }
 
+/* The signature of a key with hash 'hash' in a set-associative table
+ * (IPTUN_TERM_WAYS): the hash's upper half, whose bits the entry's index
+ * does not use, never 0 (an empty entry's). */
+static uint16_t
+term_sig(uint32_t hash)
+{
+    return (hash >> 16) | 1;
+}
+
+/* A map of the entries of the bucket of entry 'home' of a set-associative
+ * table, other than 'home', whose signature in 'sigs' is 'sig' (bit 'i' for
+ * the bucket's entry 'i'). */
+static uint32_t
+term_sig_others(const uint16_t *sigs, uint32_t home, uint16_t sig)
+{
+    const uint16_t *bucket = &sigs[home & ~(IPTUN_TERM_WAYS - 1)];
+    uint32_t map = 0;
+
+    for (int i = 0; i < IPTUN_TERM_WAYS; i++) {
+        map |= (uint32_t) (bucket[i] == sig) << i;
+    }
+    return map & ~(UINT32_C(1) << (home & (IPTUN_TERM_WAYS - 1)));
+}
+
+static struct iptun_term_inner_4in4_entry *
+term_inner_4in4_find_others(struct iptun_term_cache *cache,
+                            const struct iptun_term_inner_4in4_key *key,
+                            uint32_t hash)
+{
+    uint32_t home = hash & IPTUN_TERM_INNER_4IN4_MASK;
+    uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
+    uint32_t map;
+
+    map = term_sig_others(cache->inner_4in4_sig, home, term_sig(hash));
+    for (; map; map = zero_rightmost_1bit(map)) {
+        struct iptun_term_inner_4in4_entry *e
+            = &cache->inner_4in4[base + raw_ctz(map)];
+
+        if (e->flow && iptun_term_inner_4in4_key_equal(&e->key, key)) {
+            return e;
+        }
+    }
+    return NULL;
+}
+
+static int
+term_direct_find_others(const struct iptun_term_cache *cache,
+                        const struct iptun_term_direct_key *key, uint32_t hash)
+{
+    uint32_t home = hash & IPTUN_TERM_DIRECT_MASK;
+    uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
+    uint32_t map;
+
+    map = term_sig_others(cache->direct_sig, home, term_sig(hash));
+    for (; map; map = zero_rightmost_1bit(map)) {
+        uint32_t idx = base + raw_ctz(map);
+        const struct iptun_term_direct_entry *e = &cache->direct[idx];
+
+        if (e->inner && iptun_term_direct_key_equal(&e->key, key)) {
+            return idx;
+        }
+    }
+    return -1;
+}
+
+struct iptun_term_inner_4in4_entry *
+iptun_term_inner_4in4_find_others(struct iptun_term_cache *cache,
+                                  const struct dp_packet *packet,
+                                  uint32_t hash)
+{
+    struct iptun_term_inner_4in4_key key;
+    uint16_t tcp_flags;
+
+    if (!term_sig_others(cache->inner_4in4_sig,
+                         hash & IPTUN_TERM_INNER_4IN4_MASK, term_sig(hash))
+        || iptun_term_inner_4in4_parse(packet, &key, &tcp_flags) < 0) {
+        return NULL;
+    }
+    return term_inner_4in4_find_others(cache, &key, hash);
+}
+
+int
+iptun_term_direct_find_others(const struct iptun_term_cache *cache,
+                              const struct dp_packet *packet,
+                              odp_port_t in_port, uint32_t hash)
+{
+    struct iptun_term_direct_key key;
+
+    if (!term_sig_others(cache->direct_sig, hash & IPTUN_TERM_DIRECT_MASK,
+                         term_sig(hash))
+        || iptun_term_direct_parse(packet, in_port, &key) < 0) {
+        return -1;
+    }
+    return term_direct_find_others(cache, &key, hash);
+}
+
 /* Drops the reference an entry of either table holds in '*flowp'. */
 static void
 term_flow_release(struct dp_netdev_flow **flowp)
@@ -246,7 +342,11 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
     struct iptun_term_direct_entry *e;
     int idx;
 
-    idx = iptun_term_direct_find(cache, key, hash);
+    idx = hash & IPTUN_TERM_DIRECT_MASK;
+    if (!cache->direct[idx].inner
+        || !iptun_term_direct_key_equal(&cache->direct[idx].key, key)) {
+        idx = term_direct_find_others(cache, key, hash);
+    }
     if (idx < 0) {
         idx = term_bucket_place(cache->direct_sig,
                                 hash & IPTUN_TERM_DIRECT_MASK,
@@ -277,9 +377,10 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
     e->inner = inner;
     e->port = port;
     e->rss_hash = rss_hash;
+    e->hlen = iptun_term_direct_hlen(key);
     e->gen++;
     cache->direct_used++;
-    cache->direct_sig[idx] = iptun_term_sig(hash);
+    cache->direct_sig[idx] = term_sig(hash);
     COVERAGE_INC(iptun_term_direct_insert);
 }
 
@@ -375,7 +476,10 @@ term_inner_4in4_insert(struct iptun_term_cache *cache,
         return;
     }
     hash = iptun_term_inner_4in4_hash(&key);
-    e = iptun_term_inner_4in4_find(cache, &key, hash);
+    e = &cache->inner_4in4[hash & IPTUN_TERM_INNER_4IN4_MASK];
+    if (!e->flow || !iptun_term_inner_4in4_key_equal(&e->key, &key)) {
+        e = term_inner_4in4_find_others(cache, &key, hash);
+    }
     if (!e) {
         e = &cache->inner_4in4[term_bucket_place(
                                    cache->inner_4in4_sig,
@@ -388,7 +492,7 @@ term_inner_4in4_insert(struct iptun_term_cache *cache,
     if (term_inner_take(cache, &e->flow, flow)) {
         e->key = key;
         e->rss_hash = dp_packet_get_rss_hash(packet);
-        cache->inner_4in4_sig[e - cache->inner_4in4] = iptun_term_sig(hash);
+        cache->inner_4in4_sig[e - cache->inner_4in4] = term_sig(hash);
     }
 }
 

@@ -124,8 +124,8 @@ struct smap;
  * take a batch only if all its packets hit): the low bits of a key's hash
  * pick its "home" entry, which lookups try first, and the key may also be
  * in any other entry of the home entry's bucket of IPTUN_TERM_WAYS, where
- * the signature array beside the table (iptun_term_sig(), 0 for an empty
- * entry) says which entries to compare. */
+ * the signature array beside the table (the hash's upper half, 0 for an
+ * empty entry) says which entries to compare. */
 #define IPTUN_TERM_WAYS 8
 #define IPTUN_TERM_INNER_4IN4_ENTRIES 32768   /* A power of 2. */
 #define IPTUN_TERM_INNER_4IN4_MASK (IPTUN_TERM_INNER_4IN4_ENTRIES - 1)
@@ -219,6 +219,7 @@ struct iptun_term_direct_entry {
     odp_port_t port;                    /* The tnl_pop's port. */
     uint32_t rss_hash;                  /* The popped packet's hash. */
     uint16_t gen;                       /* Changes when the entry does. */
+    uint8_t hlen;                       /* The headers the pop removes. */
 };
 
 /* A received packet's frame before its pop (iptun_term_direct_frames()):
@@ -399,8 +400,9 @@ iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
 }
 
 /* Accounts for one batch of 'pass': 'lookups' lookups in its table, 'hits'
- * of which hit, at time 'now' (us).  Counts the hits (coverage) and
- * bypasses the table if it does not pay. */
+ * of which hit, at time 'now' (us), and for the one lookup's table (the
+ * same lookups, its tickets the hits).  Counts the hits (coverage) and
+ * bypasses a table that does not pay. */
 static inline void
 iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
                    uint32_t lookups, uint32_t hits, long long int now)
@@ -417,10 +419,15 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
                                     : IPTUN_TERM_OUTER_ENTRIES), now)) {
         iptun_term_count_bypass(pass);
     }
-    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on
-        && iptun_term_payoff_close(&cache->direct_payoff,
-                                   IPTUN_TERM_DIRECT_ENTRIES, now)) {
-        iptun_term_count_direct_bypass();
+    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on) {
+        /* Each lookup of the batch looked up the one lookup's table first,
+         * and each of its hits left a ticket. */
+        cache->direct_payoff.lookups += lookups;
+        cache->direct_payoff.hits += cache->direct_tickets;
+        if (iptun_term_payoff_close(&cache->direct_payoff,
+                                    IPTUN_TERM_DIRECT_ENTRIES, now)) {
+            iptun_term_count_direct_bypass();
+        }
     }
 }
 
