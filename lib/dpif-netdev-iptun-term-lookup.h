@@ -1026,8 +1026,7 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
         return true;
     }
     atomic_read_relaxed(&cache->config->one_lookup, &one_lookup);
-    if (!one_lookup || offload || !iptun_term_one_pass_active(cache)
-        || iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS, now)) {
+    if (!one_lookup || offload || !iptun_term_one_pass_on(cache, now)) {
         return true;
     }
     if (iptun_term_payoff_bypassed(&cache->direct_payoff, now)) {

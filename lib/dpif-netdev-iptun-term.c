@@ -40,6 +40,7 @@ COVERAGE_DEFINE(iptun_term_bypass);
 COVERAGE_DEFINE(iptun_term_inner_bypass);
 COVERAGE_DEFINE(iptun_term_direct_insert);
 COVERAGE_DEFINE(iptun_term_direct_bypass);
+COVERAGE_DEFINE(iptun_one_pass_bypass);
 COVERAGE_DEFINE(iptun_one_lookup);
 COVERAGE_DEFINE(iptun_term_hint);
 
@@ -147,6 +148,12 @@ void
 iptun_term_count_direct_bypass(void)
 {
     COVERAGE_INC(iptun_term_direct_bypass);
+}
+
+void
+iptun_term_count_one_pass_bypass(void)
+{
+    COVERAGE_INC(iptun_one_pass_bypass);
 }
 
 void
@@ -291,22 +298,27 @@ term_direct_release(struct iptun_term_cache *cache,
 }
 
 /* The entry of a set-associative table whose bucket of entry 'home' has
- * signatures 'sigs' that a new key with that home takes, given
- * 'entry_free' (true for an entry that is empty, or whose flow is dead):
- * the home entry if it is free, else the first free entry of the bucket,
- * else the home entry (whose key gives way). */
+ * signatures 'sigs' that a new key with that home takes, given 'entry_dead'
+ * (true for an entry whose flow is dead): the home entry if it is empty,
+ * else the first empty entry of the bucket, else the first whose flow is
+ * dead, else the home entry (whose key gives way). */
 static uint32_t
 term_bucket_place(const uint16_t *sigs, uint32_t home,
-                  bool (*entry_free)(const void *table, uint32_t idx),
+                  bool (*entry_dead)(const void *table, uint32_t idx),
                   const void *table)
 {
     uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
 
-    if (!sigs[home] || entry_free(table, home)) {
+    if (!sigs[home]) {
         return home;
     }
     for (uint32_t i = base; i < base + IPTUN_TERM_WAYS; i++) {
-        if (!sigs[i] || entry_free(table, i)) {
+        if (!sigs[i]) {
+            return i;
+        }
+    }
+    for (uint32_t i = base; i < base + IPTUN_TERM_WAYS; i++) {
+        if (entry_dead(table, i)) {
             return i;
         }
     }
@@ -314,21 +326,21 @@ term_bucket_place(const uint16_t *sigs, uint32_t home,
 }
 
 static bool
-term_direct_free(const void *table, uint32_t idx)
+term_direct_dead(const void *table, uint32_t idx)
 {
     const struct iptun_term_direct_entry *e
         = &((const struct iptun_term_direct_entry *) table)[idx];
 
-    return !e->inner || e->inner->dead || e->outer->dead;
+    return e->inner->dead || e->outer->dead;
 }
 
 static bool
-term_inner_4in4_free(const void *table, uint32_t idx)
+term_inner_4in4_dead(const void *table, uint32_t idx)
 {
     const struct iptun_term_inner_4in4_entry *e
         = &((const struct iptun_term_inner_4in4_entry *) table)[idx];
 
-    return !e->flow || e->flow->dead;
+    return e->flow->dead;
 }
 
 void
@@ -350,7 +362,7 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
     if (idx < 0) {
         idx = term_bucket_place(cache->direct_sig,
                                 hash & IPTUN_TERM_DIRECT_MASK,
-                                term_direct_free, cache->direct);
+                                term_direct_dead, cache->direct);
     }
     e = &cache->direct[idx];
     if (e->inner == inner && e->outer == outer && e->port == port
@@ -484,7 +496,7 @@ term_inner_4in4_insert(struct iptun_term_cache *cache,
         e = &cache->inner_4in4[term_bucket_place(
                                    cache->inner_4in4_sig,
                                    hash & IPTUN_TERM_INNER_4IN4_MASK,
-                                   term_inner_4in4_free, cache->inner_4in4)];
+                                   term_inner_4in4_dead, cache->inner_4in4)];
     }
     if (e->flow == flow && iptun_term_inner_4in4_key_equal(&e->key, &key)) {
         return;

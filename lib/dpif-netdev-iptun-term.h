@@ -152,8 +152,21 @@ struct smap;
  * entries, a lookup that misses and the entry it replaces cost more than the
  * few hits save.  Then it is tried again. */
 #define IPTUN_TERM_MIN_HIT_INV 4
+/* The second pass's tables must hit one lookup in this many: the
+ * IPv4-in-IPv4 one, 32 times larger than the first pass's, costs more in
+ * cache misses than it saves while it holds fewer than half the flows
+ * (100,000 inner flows: a third of them held, decapsulation 1.9 x plain
+ * forwarding in cycles with it, 1.4 x bypassed). */
+#define IPTUN_TERM_INNER_MIN_HIT_INV 2
 #define IPTUN_TERM_WINDOW_ENTRIES 4
 #define IPTUN_TERM_BYPASS_US 1000000
+/* Decapsulation in one pass has a payoff record of its own, by batches: it
+ * is bypassed (two passes instead) if fewer than one batch in
+ * IPTUN_TERM_MIN_HIT_INV hits the second-pass table in full over a window
+ * of IPTUN_TERM_WINDOW_ENTRIES times this many batches: with far more flows
+ * than the tables hold, batches that miss in part only add their lookups
+ * to the recirculation's. */
+#define IPTUN_TERM_ONE_PASS_BATCHES 1024
 
 /* First pass.  w[0]: input port, IPTUN_TERM_OUTER_* flags, protocol, TOS,
  * TTL; w[1] and the top of w[2]: the Ethernet addresses; the rest of w[2]:
@@ -288,6 +301,7 @@ struct iptun_term_cache {
     struct iptun_term_direct_entry direct[IPTUN_TERM_DIRECT_ENTRIES];
     uint16_t direct_sig[IPTUN_TERM_DIRECT_ENTRIES];
     struct iptun_term_payoff direct_payoff;
+    struct iptun_term_payoff one_pass_payoff;   /* By batches. */
     bool direct_on;             /* Looked up in this batch. */
     bool direct_fill;           /* Filled in this batch. */
     uint32_t direct_used;       /* Entries in use. */
@@ -328,6 +342,7 @@ void iptun_term_count_hits(unsigned int n, enum iptun_term_pass);
 void iptun_term_count_one_pass(unsigned int n, bool recirculated);
 void iptun_term_count_bypass(enum iptun_term_pass);
 void iptun_term_count_direct_bypass(void);
+void iptun_term_count_one_pass_bypass(void);
 void iptun_term_count_one_lookup(unsigned int n);
 void iptun_term_count_hints(unsigned int n);
 
@@ -372,17 +387,17 @@ iptun_term_payoff_bypassed(struct iptun_term_payoff *p, long long int now)
 /* Ends the window of payoff record 'p', of a table of 'entries' entries,
  * once it has seen IPTUN_TERM_WINDOW_ENTRIES times that many lookups:
  * returns true if the table is then bypassed from time 'now' (us), because
- * it hit fewer than one lookup in IPTUN_TERM_MIN_HIT_INV. */
+ * it hit fewer than one lookup in 'min_hit_inv'. */
 static inline bool
 iptun_term_payoff_close(struct iptun_term_payoff *p, uint32_t entries,
-                        long long int now)
+                        uint32_t min_hit_inv, long long int now)
 {
     bool bypass;
 
     if (OVS_LIKELY(p->lookups < IPTUN_TERM_WINDOW_ENTRIES * entries)) {
         return false;
     }
-    bypass = p->hits < p->lookups / IPTUN_TERM_MIN_HIT_INV;
+    bypass = p->hits < p->lookups / min_hit_inv;
     if (bypass) {
         p->until = now + IPTUN_TERM_BYPASS_US;
     }
@@ -414,9 +429,11 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
     }
     p->lookups += lookups;
     p->hits += hits;
-    if (iptun_term_payoff_close(p, (pass == IPTUN_TERM_SECOND_PASS
-                                    ? IPTUN_TERM_INNER_4IN4_ENTRIES
-                                    : IPTUN_TERM_OUTER_ENTRIES), now)) {
+    if (pass == IPTUN_TERM_SECOND_PASS
+        ? iptun_term_payoff_close(p, IPTUN_TERM_INNER_4IN4_ENTRIES,
+                                  IPTUN_TERM_INNER_MIN_HIT_INV, now)
+        : iptun_term_payoff_close(p, IPTUN_TERM_OUTER_ENTRIES,
+                                  IPTUN_TERM_MIN_HIT_INV, now)) {
         iptun_term_count_bypass(pass);
     }
     if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on) {
@@ -425,15 +442,29 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
         cache->direct_payoff.lookups += lookups;
         cache->direct_payoff.hits += cache->direct_tickets;
         if (iptun_term_payoff_close(&cache->direct_payoff,
-                                    IPTUN_TERM_DIRECT_ENTRIES, now)) {
+                                    IPTUN_TERM_DIRECT_ENTRIES,
+                                    IPTUN_TERM_MIN_HIT_INV, now)) {
             iptun_term_count_direct_bypass();
         }
     }
 }
 
-/* Accounts for 'n' packets decapsulated in one pass: if 'all_hit', their
- * second-pass lookups (all hits) as iptun_term_account() does, otherwise
- * that they were recirculated after all. */
+/* True if batches of received packets are decapsulated in one pass at time
+ * 'now' (us): one pass enabled (iptun_term_one_pass_active()), neither the
+ * second pass's table nor one pass (IPTUN_TERM_ONE_PASS_BATCHES) bypassed.
+ * Read once per batch. */
+static inline bool
+iptun_term_one_pass_on(struct iptun_term_cache *cache, long long int now)
+{
+    return (iptun_term_one_pass_active(cache)
+            && !iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS, now)
+            && !iptun_term_payoff_bypassed(&cache->one_pass_payoff, now));
+}
+
+/* Accounts for a batch of 'n' packets decapsulated in one pass: if
+ * 'all_hit', their second-pass lookups (all hits) as iptun_term_account()
+ * does, otherwise that they were recirculated after all; and the batch in
+ * one pass's payoff record. */
 static inline void
 iptun_term_account_one_pass(struct iptun_term_cache *cache, uint32_t n,
                             bool all_hit, long long int now)
@@ -441,6 +472,13 @@ iptun_term_account_one_pass(struct iptun_term_cache *cache, uint32_t n,
     iptun_term_count_one_pass(n, !all_hit);
     if (all_hit) {
         iptun_term_account(cache, IPTUN_TERM_SECOND_PASS, n, n, now);
+    }
+    cache->one_pass_payoff.lookups++;
+    cache->one_pass_payoff.hits += all_hit;
+    if (iptun_term_payoff_close(&cache->one_pass_payoff,
+                                IPTUN_TERM_ONE_PASS_BATCHES,
+                                IPTUN_TERM_MIN_HIT_INV, now)) {
+        iptun_term_count_one_pass_bypass();
     }
 }
 
