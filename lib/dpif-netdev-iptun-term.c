@@ -201,16 +201,15 @@ term_sig_others(const uint16_t *sigs, uint32_t home, uint16_t sig)
     return map & ~(UINT32_C(1) << (home & (IPTUN_TERM_WAYS - 1)));
 }
 
+/* The entry of the IPv4-in-IPv4 second-pass table among those of 'map'
+ * (term_sig_others()) in the bucket of 'hash' that holds 'key', or NULL. */
 static struct iptun_term_inner_4in4_entry *
-term_inner_4in4_find_others(struct iptun_term_cache *cache,
-                            const struct iptun_term_inner_4in4_key *key,
-                            uint32_t hash)
+term_inner_4in4_find_in(struct iptun_term_cache *cache,
+                        const struct iptun_term_inner_4in4_key *key,
+                        uint32_t hash, uint32_t map)
 {
-    uint32_t home = hash & IPTUN_TERM_INNER_4IN4_MASK;
-    uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
-    uint32_t map;
+    uint32_t base = hash & IPTUN_TERM_INNER_4IN4_MASK & ~(IPTUN_TERM_WAYS - 1);
 
-    map = term_sig_others(cache->inner_4in4_sig, home, term_sig(hash));
     for (; map; map = zero_rightmost_1bit(map)) {
         struct iptun_term_inner_4in4_entry *e
             = &cache->inner_4in4[base + raw_ctz(map)];
@@ -222,15 +221,15 @@ term_inner_4in4_find_others(struct iptun_term_cache *cache,
     return NULL;
 }
 
+/* term_inner_4in4_find_in() for the one lookup's table: the index, or
+ * -1. */
 static int
-term_direct_find_others(const struct iptun_term_cache *cache,
-                        const struct iptun_term_direct_key *key, uint32_t hash)
+term_direct_find_in(const struct iptun_term_cache *cache,
+                    const struct iptun_term_direct_key *key, uint32_t hash,
+                    uint32_t map)
 {
-    uint32_t home = hash & IPTUN_TERM_DIRECT_MASK;
-    uint32_t base = home & ~(IPTUN_TERM_WAYS - 1);
-    uint32_t map;
+    uint32_t base = hash & IPTUN_TERM_DIRECT_MASK & ~(IPTUN_TERM_WAYS - 1);
 
-    map = term_sig_others(cache->direct_sig, home, term_sig(hash));
     for (; map; map = zero_rightmost_1bit(map)) {
         uint32_t idx = base + raw_ctz(map);
         const struct iptun_term_direct_entry *e = &cache->direct[idx];
@@ -247,15 +246,16 @@ iptun_term_inner_4in4_find_others(struct iptun_term_cache *cache,
                                   const struct dp_packet *packet,
                                   uint32_t hash)
 {
+    uint32_t map = term_sig_others(cache->inner_4in4_sig,
+                                   hash & IPTUN_TERM_INNER_4IN4_MASK,
+                                   term_sig(hash));
     struct iptun_term_inner_4in4_key key;
     uint16_t tcp_flags;
 
-    if (!term_sig_others(cache->inner_4in4_sig,
-                         hash & IPTUN_TERM_INNER_4IN4_MASK, term_sig(hash))
-        || iptun_term_inner_4in4_parse(packet, &key, &tcp_flags) < 0) {
+    if (!map || iptun_term_inner_4in4_parse(packet, &key, &tcp_flags) < 0) {
         return NULL;
     }
-    return term_inner_4in4_find_others(cache, &key, hash);
+    return term_inner_4in4_find_in(cache, &key, hash, map);
 }
 
 int
@@ -263,14 +263,15 @@ iptun_term_direct_find_others(const struct iptun_term_cache *cache,
                               const struct dp_packet *packet,
                               odp_port_t in_port, uint32_t hash)
 {
+    uint32_t map = term_sig_others(cache->direct_sig,
+                                   hash & IPTUN_TERM_DIRECT_MASK,
+                                   term_sig(hash));
     struct iptun_term_direct_key key;
 
-    if (!term_sig_others(cache->direct_sig, hash & IPTUN_TERM_DIRECT_MASK,
-                         term_sig(hash))
-        || iptun_term_direct_parse(packet, in_port, &key) < 0) {
+    if (!map || iptun_term_direct_parse(packet, in_port, &key) < 0) {
         return -1;
     }
-    return term_direct_find_others(cache, &key, hash);
+    return term_direct_find_in(cache, &key, hash, map);
 }
 
 /* Drops the reference an entry of either table holds in '*flowp'. */
@@ -357,7 +358,9 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
     idx = hash & IPTUN_TERM_DIRECT_MASK;
     if (!cache->direct[idx].inner
         || !iptun_term_direct_key_equal(&cache->direct[idx].key, key)) {
-        idx = term_direct_find_others(cache, key, hash);
+        idx = term_direct_find_in(cache, key, hash,
+                                  term_sig_others(cache->direct_sig, idx,
+                                                  term_sig(hash)));
     }
     if (idx < 0) {
         idx = term_bucket_place(cache->direct_sig,
@@ -490,7 +493,11 @@ term_inner_4in4_insert(struct iptun_term_cache *cache,
     hash = iptun_term_inner_4in4_hash(&key);
     e = &cache->inner_4in4[hash & IPTUN_TERM_INNER_4IN4_MASK];
     if (!e->flow || !iptun_term_inner_4in4_key_equal(&e->key, &key)) {
-        e = term_inner_4in4_find_others(cache, &key, hash);
+        e = term_inner_4in4_find_in(cache, &key, hash,
+                                    term_sig_others(
+                                        cache->inner_4in4_sig,
+                                        hash & IPTUN_TERM_INNER_4IN4_MASK,
+                                        term_sig(hash)));
     }
     if (!e) {
         e = &cache->inner_4in4[term_bucket_place(

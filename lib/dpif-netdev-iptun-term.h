@@ -156,7 +156,7 @@ struct smap;
  * IPv4-in-IPv4 one, 32 times larger than the first pass's, costs more in
  * cache misses than it saves while it holds fewer than half the flows
  * (100,000 inner flows: a third of them held, decapsulation 1.9 x plain
- * forwarding in cycles with it, 1.4 x bypassed). */
+ * forwarding in cycles with it, 1.35 x bypassed). */
 #define IPTUN_TERM_INNER_MIN_HIT_INV 2
 #define IPTUN_TERM_WINDOW_ENTRIES 4
 #define IPTUN_TERM_BYPASS_US 1000000
