@@ -6,7 +6,8 @@
 # (modpost, objtool) need glibc 2.38 and do not run on a Debian 12 host;
 # in the root they run as on a Debian 13 machine.
 #
-# The root (debootstrap --variant=minbase trixie, from Debian's archive, its
+# The root (debootstrap --variant=minbase trixie, from the Debian mirror the
+# system's apt uses (iptun_debian_mirror in ovs-iptun-lib.sh), its
 # signature checked with debian-archive-keyring; about 2 minutes the first
 # time, 800 MB: the headers pull in the kernel image) is kept in
 # $IPTUN_CACHE/trixie-root (default /var/cache/ovs-iptun) and reused while
@@ -33,25 +34,12 @@ if ! iptun_is_root; then
 fi
 command -v debootstrap >/dev/null || apt-get install -y -q debootstrap
 
-in_root () { chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin "$@"; }
+in_root () { iptun_in_root "$root" "$@"; }
 cleanup () { umount "$root/proc" 2>/dev/null || true; }
 trap cleanup EXIT
 
 if ! test -e "$root/lib/modules/$KREL/build/Makefile"; then
-    if ! test -x "$root/usr/bin/apt-get"; then
-        rm -rf "$root"
-        mkdir -p "$(dirname "$root")"
-        debootstrap --variant=minbase \
-            --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-            trixie "$root" http://deb.debian.org/debian > "$root.log" 2>&1 || {
-            tail -20 "$root.log" >&2
-            echo "$0: debootstrap of Debian 13 failed" >&2
-            exit 1
-        }
-        # No daemons started by package scripts.
-        printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
-        chmod 755 "$root/usr/sbin/policy-rc.d"
-    fi
+    iptun_root_make trixie "$root" || exit 1
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     mount -t proc proc "$root/proc"
     in_root apt-get update -q > "$root.log" 2>&1

@@ -70,10 +70,31 @@
 #                                prints the receiver's Mbit/s
 #   iptun_apt SUITE ARG...       apt-get ARG... with that private apt
 #                                configuration and state (deb and deb-src
-#                                lines for SUITE's main, signed by Debian's
+#                                lines for SUITE's main from
+#                                iptun_debian_mirror, signed by Debian's
 #                                archive keyring); "iptun_apt SUITE update"
 #                                logs to $IPTUN_CACHE/apt-SUITE/update.log
 #                                and says what failed
+#   iptun_root_make SUITE ROOT [VARIANT]
+#                                a Debian SUITE root in ROOT (debootstrap
+#                                --variant=VARIANT, default minbase, from
+#                                iptun_debian_mirror, checked with Debian's
+#                                archive keyring; log in ROOT.log), made
+#                                once: kept while it has apt; package
+#                                scripts start no daemons in it
+#                                (policy-rc.d); needs root and debootstrap
+#   iptun_in_root ROOT CMD...    runs CMD in ROOT (chroot, a clean
+#                                environment)
+#   iptun_debian_mirror          the Debian archive mirror this system's
+#                                apt uses (IPTUN_DEBIAN_MIRROR if set): the
+#                                first URI, in /etc/apt/sources.list and
+#                                then sources.list.d/*.list and *.sources
+#                                (one-line and deb822 formats), of an
+#                                enabled "deb" entry of main whose suite is
+#                                a Debian suite other than its -security
+#                                one, so that a site's own mirror or proxy
+#                                serves the other suites too; fails, saying
+#                                so, if there is none
 
 # shellcheck disable=SC2034  # for the scripts that source this file
 {
@@ -184,15 +205,116 @@ iptun_netns_del () {
     done
 }
 
-iptun_apt () {
-    local suite=$1 cmd=$2 apt kind
+iptun_debian_mirror () {
+    local etc=${IPTUN_APT_ETC:-/etc/apt} uri
+    if test -n "${IPTUN_DEBIAN_MIRROR:-}"; then
+        echo "${IPTUN_DEBIAN_MIRROR%/}"
+        return 0
+    fi
+    # One-line entries ("deb [OPTIONS] URI SUITE COMPONENT...") and deb822
+    # paragraphs (Types, URIs, Suites, Components, Enabled), in apt's order.
+    # shellcheck disable=SC2016  # awk's dollars
+    uri=$(for f in "$etc/sources.list" "$etc"/sources.list.d/*.list \
+                   "$etc"/sources.list.d/*.sources; do
+              test -f "$f" || continue
+              case $f in
+              *.sources) echo "@deb822"; cat "$f"; echo; echo "@end" ;;
+              *) echo "@oneline"; cat "$f"; echo "@end" ;;
+              esac
+          done | awk '
+        function debian_suite(s) {
+            sub(/-(updates|backports|proposed-updates)$/, "", s)
+            return s ~ /^(oldoldstable|oldstable|stable|testing|unstable|sid|experimental|buster|bullseye|bookworm|trixie|forky|duke)$/
+        }
+        function take(types, uris, suites, comps,   n, i, t, u, s) {
+            if (types !~ /(^| )deb( |$)/ || comps !~ /(^| )main( |$)/)
+                return
+            n = split(suites, s, " ")
+            for (i = 1; i <= n; i++)
+                if (debian_suite(s[i])) {
+                    split(uris, u, " ")
+                    print u[1]
+                    exit
+                }
+        }
+        /^@deb822$/ { mode = "deb822"; reset(); next }
+        /^@oneline$/ { mode = "oneline"; next }
+        /^@end$/ { if (mode == "deb822") para(); mode = ""; next }
+        function reset() { types = uris = suites = comps = ""; enabled = 1 }
+        function para() {
+            if (enabled && uris != "") take(types, uris, suites, comps)
+            reset()
+        }
+        mode == "oneline" {
+            sub(/#.*/, "")
+            if ($1 != "deb") next
+            i = 2
+            if ($2 ~ /^\[/) {
+                while (i <= NF && $i !~ /\]$/) i++
+                i++
+            }
+            comps = ""
+            for (j = i + 2; j <= NF; j++) comps = comps " " $j
+            take("deb", $i, $(i + 1), comps)
+            next
+        }
+        mode == "deb822" && /^[ \t]*$/ { para(); next }
+        mode == "deb822" && /^#/ { next }
+        mode == "deb822" {
+            key = tolower($1); $1 = ""; sub(/^ +/, "")
+            if (key == "types:") types = $0
+            else if (key == "uris:") uris = $0
+            else if (key == "suites:") suites = $0
+            else if (key == "components:") comps = $0
+            else if (key == "enabled:") enabled = ($0 !~ /^no/)
+        }')
+    if test -z "$uri"; then
+        echo "iptun_debian_mirror: no Debian archive in $etc's sources" \
+             "(set IPTUN_DEBIAN_MIRROR to one)" >&2
+        return 1
+    fi
+    echo "${uri%/}"
+}
+
+iptun_root_make () {
+    local suite=$1 root=$2 variant=${3:-minbase} mirror
+    test -x "$root/usr/bin/apt-get" && return 0
+    command -v debootstrap >/dev/null || {
+        echo "iptun_root_make: needs debootstrap" >&2
+        return 1
+    }
+    mirror=$(iptun_debian_mirror) || return 1
+    rm -rf "$root"
+    mkdir -p "$(dirname "$root")"
+    debootstrap --variant="$variant" \
+        --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
+        "$suite" "$root" "$mirror" > "$root.log" 2>&1 || {
+        tail -20 "$root.log" >&2
+        echo "iptun_root_make: debootstrap of Debian $suite failed" >&2
+        rm -rf "$root"
+        return 1
+    }
+    printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
+    chmod 755 "$root/usr/sbin/policy-rc.d"
+}
+
+iptun_in_root () {
+    local root=$1
     shift
+    chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
+        LC_ALL=C.UTF-8 "$@"
+}
+
+iptun_apt () {
+    local suite=$1 cmd=$2 apt kind mirror
+    shift
+    mirror=$(iptun_debian_mirror) || return 1
     apt=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite
     mkdir -p "$apt/lists/partial" "$apt/archives/partial"
     for kind in deb deb-src; do
         echo "$kind" \
              "[signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
-             "http://deb.debian.org/debian $suite main"
+             "$mirror $suite main"
     done > "$apt/sources.list"
     set -- -q -o Dir::Etc::SourceList="$apt/sources.list" \
         -o Dir::Etc::SourceParts=/dev/null \
