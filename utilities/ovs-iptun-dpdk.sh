@@ -16,7 +16,11 @@
 # (DPDK_* below), its .dsc and orig and debian tarballs pinned by SHA-256,
 # fetched through forky's signed index without adding forky to the system's
 # apt sources (iptun_fetch_src in ovs-iptun-lib.sh) and unpacked with
-# Debian's patches into $IPTUN_CACHE/dpdk-source-25.11.4-1.
+# Debian's patches into $IPTUN_CACHE/dpdk-source-25.11.4-1.  Where the
+# archive does not serve it (its index lists it, but its files answered
+# 404 in November 2026), the upstream release tarball beside the checkout,
+# ../shared/deps/dpdk-25.11.2.tar.xz (DPDK_TARBALL_*, pinned by SHA-256
+# here too), unpacked into $IPTUN_CACHE/dpdk-source-25.11.2.
 #
 # Built with meson and ninja (nice -n 10, -j2; ccache when meson finds it)
 # in $IPTUN_CACHE/dpdk-VERSION.build, only what the project uses: the
@@ -38,9 +42,13 @@
 #                      Debian's archive cannot be reached; the stamp
 #                      records its path, so a tree changed in place is not
 #                      rebuilt)
+#   IPTUN_DPDK_TARBALL the release tarball to fall back on (default
+#                      ../shared/deps/dpdk-25.11.2.tar.xz beside the
+#                      checkout); its SHA-256 must be DPDK_TARBALL_SHA256
 #
-# Exits 77 when it has no source (Debian's archive did not serve it and
-# IPTUN_DPDK_SOURCE is unset): callers report their DPDK work as skipped.
+# Exits 77 when it has no source (Debian's archive did not serve it, the
+# tarball is not there and IPTUN_DPDK_SOURCE is unset): callers report
+# their DPDK work as skipped.
 #
 # Needs meson, ninja-build, python3-pyelftools and libpcap-dev
 # (utilities/ovs-iptun-deps.sh installs them).
@@ -56,6 +64,10 @@ a76e89a6b8fcd2011b15ba549a9343b9d7b0f27775f15a1ed76603cdf3bb429d  dpdk_25.11.4-1
 50272f214b2e7fd23dc9b6b4d5408b54798021b19611339298784faa5a189b43  dpdk_25.11.4.orig.tar.xz
 84dfd0e10632832cecdc1dbdd8e89afd007b3c40fc851faa74a8c3eac3abb2a4  dpdk_25.11.4-1.debian.tar.xz
 "
+
+# DPDK's own v25.11.2 release ("git archive --prefix=dpdk-25.11.2/", xz).
+DPDK_TARBALL=${IPTUN_DPDK_TARBALL:-$iptun_dir/../../shared/deps/dpdk-25.11.2.tar.xz}
+DPDK_TARBALL_SHA256=00eb5bc242601163474116109fb7573c15ac7a9013d6ab24bc91dc51408411c8
 
 # What is built.  Open vSwitch needs ethdev, mbuf, mempool, meter, pci and
 # their dependencies (mandatory in DPDK) and vhost; vhost needs cryptodev
@@ -76,12 +88,30 @@ if test -n "${IPTUN_DPDK_SOURCE:-}"; then
     source_id="$src"
 else
     src=$cache/$DPDK_PKG-source-$DPDK_VER
-    iptun_fetch_src forky $DPDK_PKG $DPDK_VER "$DPDK_SHA256" "$src" || {
-        echo "$0: no DPDK source" \
-             "(IPTUN_DPDK_SOURCE can name a DPDK 25.11 tree)" >&2
+    if iptun_fetch_src forky $DPDK_PKG $DPDK_VER "$DPDK_SHA256" "$src"; then
+        source_id="$(cat "$src/.iptun-src")"
+    elif test -f "$DPDK_TARBALL"; then
+        name=$(basename "$DPDK_TARBALL" .tar.xz)
+        src=$cache/dpdk-source-${name#dpdk-}
+        source_id="$name $DPDK_TARBALL_SHA256"
+        if test "$(cat "$src/.iptun-src" 2>/dev/null)" != "$source_id"; then
+            echo "$0: Debian's DPDK source not served: $DPDK_TARBALL"
+            got=$(sha256sum < "$DPDK_TARBALL" | cut -d' ' -f1)
+            if test "$got" != "$DPDK_TARBALL_SHA256"; then
+                echo "$0: $DPDK_TARBALL: SHA-256 $got," \
+                     "expected $DPDK_TARBALL_SHA256" >&2
+                exit 1
+            fi
+            rm -rf "$src"
+            mkdir -p "$src"
+            tar -xJf "$DPDK_TARBALL" -C "$src" --strip-components=1
+            echo "$source_id" > "$src/.iptun-src"
+        fi
+    else
+        echo "$0: no DPDK source (IPTUN_DPDK_SOURCE can name a DPDK" \
+             "25.11 tree, IPTUN_DPDK_TARBALL a release tarball)" >&2
         exit 77
-    }
-    source_id="$(cat "$src/.iptun-src")"
+    fi
 fi
 version=$(cat "$src/VERSION" 2>/dev/null) || {
     echo "$0: $src is not a DPDK source tree" >&2
