@@ -2,20 +2,33 @@
 # ovs-iptun-guest.sh: run one command as root in a qemu guest that boots
 # Debian's Linux 6.1 kernel on this machine's own root filesystem.
 #
-# usage: ovs-iptun-guest.sh [-t SECONDS] [-m MB] [-c CPUS] [-r DIR] COMMAND...
+# usage: ovs-iptun-guest.sh [-t SECONDS] [-m MB] [-c CPUS] [-r DIR]
+#                           [-R ROOT [-s]] COMMAND...
 #
 #   -t SECONDS  time limit for the whole guest run (default 600)
 #   -m MB       guest memory (default 2048)
 #   -c CPUS     guest CPUs (default 2)
 #   -r DIR      results directory, shared writable with the guest at the
 #               same path (default: a new temporary directory, removed after)
+#   -R ROOT     boot the Debian root ROOT (a directory made by debootstrap,
+#               with a kernel image: its newest /boot/vmlinuz-*, unless
+#               IPTUN_GUEST_KERNEL names one, and its modules) instead of
+#               this machine's root filesystem, with the same read-only
+#               share and tmpfs overlay: ROOT is left as it was
+#   -s          with -R: boot ROOT's systemd (/sbin/init) and run COMMAND
+#               as a service (iptun-cmd.service, started with the
+#               multi-user target, its output on the console) instead of
+#               running it in place of init; COMMAND can wait for the boot
+#               with "systemctl is-system-running --wait".  The results
+#               directory must then not be under /tmp, where systemd
+#               mounts a tmpfs
 #
 # The guest sees the host's root filesystem read-only over virtio-9p
 # (cached in the guest: IPTUN_GUEST_9P_CACHE, default "loose"), with a
 # tmpfs overlay on top (so it can write anywhere; those writes are lost), and
 # the results directory writable at the same path as on the host (even under
 # /tmp: the guest sees the host's /tmp, writable through the overlay).  COMMAND
-# runs with bash in the host's current directory, with the host's OVS_*,
+# runs with bash in the host's current directory (/ with -R), with the host's OVS_*,
 # IPTUN_* and TESTSUITEFLAGS environment variables; its output is the guest
 # console's; the runner exits with COMMAND's exit status (124 on timeout, 125
 # if the guest did not run it).
@@ -34,22 +47,31 @@ timeout=600
 mem=2048
 cpus=2
 results=
+groot=/
+systemd=no
 
-while getopts t:m:c:r: opt; do
+while getopts t:m:c:r:R:s opt; do
     case $opt in
     t) timeout=$OPTARG ;;
     m) mem=$OPTARG ;;
     c) cpus=$OPTARG ;;
     r) results=$OPTARG ;;
+    R) groot=$(cd "$OPTARG" && pwd) ;;
+    s) systemd=yes ;;
     *) iptun_usage; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-if test $# = 0; then
+if test $# = 0 || { test $systemd = yes && test "$groot" = /; }; then
     iptun_usage
     exit 2
 fi
 
+if test "$groot" != /; then
+    # The root's own kernel and modules.
+    IPTUN_GUEST_KERNEL=${IPTUN_GUEST_KERNEL:-$(ls "$groot"/boot/vmlinuz-* 2>/dev/null | sort -V | tail -1)}
+    IPTUN_GUEST_MODROOT=$groot
+fi
 kernel=$(iptun_guest_kernel)
 if test ! -r "$kernel"; then
     echo "$0: no Linux 6.1 kernel in /boot (apt-get install linux-image-amd64)" >&2
@@ -143,6 +165,24 @@ sync
 echo o > /proc/sysrq-trigger
 sleep 60
 EOS
+if grep -q iptun.systemd /proc/cmdline; then
+    # The command as a service of the booted system, on the console.
+    cat > /mnt/root/etc/systemd/system/iptun-cmd.service <<EOS
+[Unit]
+Description=ovs-iptun guest command
+After=basic.target
+[Service]
+Type=exec
+ExecStart=/bin/bash /run/iptun-init
+StandardOutput=journal+console
+EOS
+    # No login prompt on the console.
+    ln -sf /dev/null /mnt/root/etc/systemd/system/serial-getty@ttyS0.service
+    mkdir -p /mnt/root/etc/systemd/system/multi-user.target.wants
+    ln -sf ../iptun-cmd.service \
+        /mnt/root/etc/systemd/system/multi-user.target.wants/iptun-cmd.service
+    exec switch_root /mnt/root /sbin/init
+fi
 exec switch_root /mnt/root /bin/bash /run/iptun-init
 EOF
     chmod +x "$stage/init"
@@ -162,7 +202,11 @@ rm -f "$results/rc"
 
 # The command, run in the guest from the host's current directory.
 {
-    echo "cd $(printf %q "$PWD") || exit 125"
+    if test "$groot" = /; then
+        echo "cd $(printf %q "$PWD") || exit 125"
+    else
+        echo "cd /"
+    fi
     echo "export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
     echo "export HOME=/root IPTUN_GUEST=1 IPTUN_GUEST_RESULTS=$(printf %q "$results")"
     # The environment that concerns Open vSwitch and this project.
@@ -184,13 +228,20 @@ accel=${IPTUN_GUEST_ACCEL:-tcg}
 # thread, which then competed with the two vCPUs for two host cores).
 cache_mode=${IPTUN_GUEST_9P_CACHE:-loose}
 
+# The modules of another root are bind-mounted into this machine's root in
+# the guest; a root of its own (-R) has them in place.
+bindmods=
+test "$groot" != / || bindmods=$modroot
+sysd=
+test $systemd = no || sysd=yes
+
 status=0
 timeout --foreground -k 10 "$timeout" qemu-system-x86_64 \
     -accel $accel -m "$mem" -smp "$cpus" -cpu max \
     -nographic -no-reboot -nodefaults -serial stdio -display none \
     -kernel "$kernel" -initrd "$initrd" \
-    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug} iptun.9pcache=$cache_mode${modroot:+ iptun.modroot=$modroot}" \
-    -fsdev local,id=hostroot,path=/,security_model=none,readonly=on,multidevs=remap \
+    -append "console=ttyS0 panic=-1 ${IPTUN_GUEST_DEBUG:-quiet loglevel=3} iptun.results=$results${IPTUN_GUEST_DEBUG:+ iptun.debug} iptun.9pcache=$cache_mode${bindmods:+ iptun.modroot=$modroot}${sysd:+ iptun.systemd}" \
+    -fsdev local,id=hostroot,path="$groot",security_model=none,readonly=on,multidevs=remap \
     -device virtio-9p-pci,fsdev=hostroot,mount_tag=hostroot \
     -fsdev local,id=results,path="$results",security_model=none \
     -device virtio-9p-pci,fsdev=results,mount_tag=results \

@@ -12,6 +12,8 @@
 #                     into the staged tree
 #   configure ARG...  boot.sh + configure the staged tree in $OVS_DIR/build
 #   export DIR        write the staged commits (and edits) back to DIR/*.patch
+#   files             list the project's files that "links" puts into the
+#                     tree (paths relative to both; needs PROJECT alone)
 #
 # The stage's git repository lives in $OVS_DIR/git (not $OVS_DIR/src/.git),
 # so that Open vSwitch's makefiles do not run their development-checkout
@@ -19,7 +21,8 @@
 
 set -e
 
-: "${OVS_DIR:?}" "${PROJECT:?}"
+: "${PROJECT:?}"
+test "${1:-}" = files || : "${OVS_DIR:?}"
 GIT=${GIT:-git}
 SRC=$OVS_DIR/src
 GITDIR=$OVS_DIR/git
@@ -68,6 +71,10 @@ overlay_files () {
 }
 
 case $1 in
+files)
+    overlay_files | LC_ALL=C sort
+    ;;
+
 unpack)
     rm -rf "$SRC" "$GITDIR"
     mkdir -p "$SRC"
@@ -188,7 +195,7 @@ export)
     ;;
 
 *)
-    echo "usage: $0 unpack|apply|links|configure|export" >&2
+    echo "usage: $0 unpack|apply|links|configure|export|files" >&2
     exit 1
     ;;
 esac
