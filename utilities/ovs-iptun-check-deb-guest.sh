@@ -25,9 +25,12 @@
 #     restart, which saves and restores the flows): ports and flows back,
 #     pings pass; "systemctl restart": ports back, flows gone, pings pass
 #     once the flows are added again.
-#  5. remove: apt remove keeps conf.db, apt purge removes it; removing
+#  5. remove: apt remove keeps conf.db, apt purge removes it (the link in
+#     /etc and the database in /var/lib: Debian's 4.0.0-2 leaves the
+#     latter, packaging/openvswitch/debian-purge-database.patch); removing
 #     ovs-iptun-dkms removes the module from DKMS; reinstalling both
-#     works (services up, the module built again).
+#     works (services up, no bridges: a new database; the module built
+#     again).
 
 set -u
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
@@ -60,6 +63,7 @@ check () {
 apt_offline () {
     apt-get -y -q --no-install-recommends "$@"
 }
+# ours PACKAGE...: the paths of our .debs (no spaces: word-split them).
 ours () {
     local p
     for p; do
@@ -100,6 +104,7 @@ debian_ovs_up () {
 
 upgrade () {
     pidof ovs-vswitchd > "$out/vswitchd.pid.before"
+    # shellcheck disable=SC2046
     apt_offline install $(ours openvswitch-common openvswitch-switch \
                               python3-openvswitch)
 }
@@ -223,6 +228,7 @@ userspace_up () { peer_up && ovs_up netdev; }
 dkms_installed () {
     local v
     v=$(dpkg-deb -f "$(ours ovs-iptun-dkms)" Version)
+    # shellcheck disable=SC2046
     apt_offline install $(ours ovs-iptun-dkms) || return 1
     dkms status
     dkms status | grep -q "^ovs-iptun/$v, $(uname -r), x86_64: installed" \
@@ -274,7 +280,8 @@ removed () {
 purged () {
     apt-get -y -q purge openvswitch-switch || return 1
     ls -l /etc/openvswitch/ /var/lib/openvswitch/ 2>&1
-    test ! -e /etc/openvswitch/conf.db
+    test ! -e /etc/openvswitch/conf.db && test ! -h /etc/openvswitch/conf.db \
+        && test ! -e /var/lib/openvswitch/conf.db
 }
 dkms_removed () {
     apt-get -y -q remove ovs-iptun-dkms || return 1
@@ -283,6 +290,7 @@ dkms_removed () {
         && ! ls /lib/modules/"$(uname -r)"/updates/dkms/iptun.ko* 2>/dev/null
 }
 reinstalled () {
+    # shellcheck disable=SC2046
     apt_offline install $(ours openvswitch-switch ovs-iptun-dkms) \
         || return 1
     systemctl is-active openvswitch-switch ovsdb-server ovs-vswitchd \
@@ -300,7 +308,7 @@ systemctl --failed --no-legend >> "$out/boot.txt" 2>&1
 systemctl list-jobs --no-legend >> "$out/boot.txt" 2>&1
 rm -f /usr/sbin/policy-rc.d
 echo "check-deb: booted Debian $(cat /etc/debian_version), Linux $(uname -r)," \
-     "$(cat "$out/boot.txt" | head -1)"
+     "$(head -1 "$out/boot.txt")"
 
 check "debian openvswitch-switch up, configured" debian_ovs_up
 check "upgrade: apt install ours" upgrade

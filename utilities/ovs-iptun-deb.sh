@@ -7,9 +7,9 @@
 # 1. Debian's own openvswitch source package, 4.0.0-2 of suite forky
 #    (OVS_DEB_* below, pinned by SHA-256, fetched through forky's signed
 #    index: iptun_fetch_src), with
-#    - packaging/openvswitch/debian-build-profiles.patch applied to its
-#      debian/ (the build profiles pkg.openvswitch.nodpdk and
-#      pkg.openvswitch.noafxdp),
+#    - packaging/openvswitch/*.patch applied to its debian/ (the build
+#      profiles pkg.openvswitch.nodpdk and pkg.openvswitch.noafxdp; the
+#      purge of the database itself, not only of its link in /etc),
 #    - the project's series (patches/*.patch) as quilt patches, after
 #      ovs-iptun-files.patch, which adds the project's own files (those
 #      that the staged tree links: ovs-iptun-stage.sh files),
@@ -26,7 +26,7 @@
 #    /usr/src/ovs-iptun-VERSION for DKMS.
 #
 # IPTUN_DEB_STOCK=yes builds Debian's openvswitch as it is instead (the
-# build profiles alone, version 4.0.0-2+stockN, no ovs-iptun-dkms): the
+# build profiles' patch alone, version 4.0.0-2+stockN, no ovs-iptun-dkms): the
 # baseline that "make check-deb" measures Debian's own upgrade with.
 #
 # The packages' tests do not run (DEB_BUILD_OPTIONS=nocheck: the project's
@@ -104,8 +104,15 @@ cp -a "$src" "$tree"
 rm -f "$tree/.iptun-src"
 cp "$cache/apt-forky/src/${OVS_DEB_PKG}_$OVS_DEB_VER/"*.orig.tar.* \
    "$root/build/"
-patch -s -d "$tree" -p1 \
-    < "$project/packaging/openvswitch/debian-build-profiles.patch"
+# The changes to Debian's packaging (packaging/openvswitch/, in order);
+# Debian's own build takes the build profiles alone.
+for p in "$project"/packaging/openvswitch/*.patch; do
+    case $stock,${p##*/} in
+    yes,debian-build-profiles.patch|no,*) ;;
+    *) continue ;;
+    esac
+    patch -s -d "$tree" -p1 < "$p"
+done
 # These packages are ours: their bugs are ours to hear of, not Debian's
 # maintainers', who did not upload them (their names stay in the
 # changelog).  Not XSBC-Original-Maintainer, as derived distributions
@@ -159,6 +166,10 @@ fi
     printf '      openvswitch-switch-dpdk) and pkg.openvswitch.noafxdp (no AF_XDP)\n'
     printf '      for suites without libdpdk-dev (>= 25.11) or libxdp-dev\n'
     printf '      (>= 1.4.3); built for %s with %s.\n' "$suite" "$profiles"
+    if test "$stock" != yes; then
+        printf '    - d/openvswitch-switch.postrm: purge the database in\n'
+        printf '      /var/lib/openvswitch, not only its link in /etc.\n'
+    fi
     printf '\n -- %s  %s\n\n' "$maint" "$date"
     cat "$tree/debian/changelog"
 } > "$tree/debian/changelog.new"

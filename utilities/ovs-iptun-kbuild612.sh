@@ -40,22 +40,7 @@ trap cleanup EXIT
 
 if ! test -e "$root/lib/modules/$KREL/build/Makefile"; then
     iptun_root_make trixie "$root" || exit 1
-    cp /etc/resolv.conf "$root/etc/resolv.conf"
-    mount -t proc proc "$root/proc"
-    in_root apt-get update -q > "$root.log" 2>&1
-    if ! in_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
-            --no-install-recommends gcc make libc6-dev dkms "$KHDR" \
-            >> "$root.log" 2>&1; then
-        tail -5 "$root.log" >&2
-        if grep -q "Version '.*' for 'linux-headers-.*' was not found\|Unable to locate package linux-headers" "$root.log"; then
-            echo "$0: Debian's archive no longer serves $KHDR: skipped" >&2
-            exit 77
-        fi
-        echo "$0: installing the 6.12 headers failed" >&2
-        exit 1
-    fi
-    in_root apt-get clean
-    umount "$root/proc"
+    iptun_root_install "$root" gcc make libc6-dev dkms "$KHDR" || exit
 fi
 
 # The module's source, as DKMS takes it (/usr/src/NAME-VERSION).

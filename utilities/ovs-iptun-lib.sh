@@ -85,6 +85,14 @@
 #                                (policy-rc.d); needs root and debootstrap
 #   iptun_in_root ROOT CMD...    runs CMD in ROOT (chroot, a clean
 #                                environment)
+#   iptun_root_install ROOT PACKAGE...
+#                                apt-get update and install (no
+#                                recommends) in ROOT, /proc mounted for it,
+#                                the output appended to ROOT.log; returns 77,
+#                                saying so, if the archive no longer serves
+#                                a pinned version of a linux-* package (a
+#                                newer point release replaced it), 1 on
+#                                another failure
 #   iptun_debian_mirror          the Debian archive mirror this system's
 #                                apt uses (IPTUN_DEBIAN_MIRROR if set): the
 #                                first URI, in /etc/apt/sources.list and
@@ -303,6 +311,28 @@ iptun_in_root () {
     shift
     chroot "$root" env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root \
         LC_ALL=C.UTF-8 "$@"
+}
+
+iptun_root_install () {
+    local root=$1 status=0
+    shift
+    cp /etc/resolv.conf "$root/etc/resolv.conf"
+    mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
+    { iptun_in_root "$root" apt-get update -q \
+      && iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y -q --no-install-recommends "$@" \
+      && iptun_in_root "$root" apt-get clean; } >> "$root.log" 2>&1 \
+        || status=1
+    umount "$root/proc"
+    test $status = 0 && return 0
+    tail -5 "$root.log" >&2
+    if grep -q "Version '.*' for 'linux-.*' was not found\|Unable to locate package linux-" "$root.log"; then
+        echo "iptun_root_install: Debian's archive no longer serves the" \
+             "pinned kernel packages ($*)" >&2
+        return 77
+    fi
+    echo "iptun_root_install: installing $* in $root failed" >&2
+    return 1
 }
 
 iptun_apt () {
