@@ -85,12 +85,14 @@ rm -rf "$results"
 mkdir -p "$results"
 cp "$iptun_dir/ovs-iptun-check-deb-guest.sh" "$iptun_dir/ovs-iptun-lib.sh" \
     "$results/"
+# The guest takes about 20 minutes (each DKMS build of the module about 5
+# under one TCG thread), twice that on a loaded machine: an hour at most.
 # Both vCPUs on one TCG thread, as for the guest612 tier: 6.12's live
 # patching of static branches crashes a guest with a thread per vCPU now
 # and then (ovs-iptun-check.sh).
 export IPTUN_GUEST_ACCEL=${IPTUN_GUEST_ACCEL:-tcg,thread=single}
 set +e
-bash "$iptun_dir/ovs-iptun-guest.sh" -R "$root" -s -m 3072 -t 1800 \
+bash "$iptun_dir/ovs-iptun-guest.sh" -R "$root" -s -m 3072 -t 3600 \
     -r "$results" bash "$results/ovs-iptun-check-deb-guest.sh" \
     | tee "$results/console.log" \
     | grep --line-buffered -E '^(check-deb: |  |[0-9]+ passed)'
