@@ -22,6 +22,10 @@
 # run; default "-j2".  The last line is "N passed, N failed, N skipped",
 # counted from the testsuites' own per-test results.
 #
+# IPTUN_UNIT_EXCLUDE (keywords, e.g. "slow") leaves the unit tier's tests
+# with any of them out (not run, not counted), unless TESTSUITEFLAGS
+# chooses the tests.
+#
 # IPTUN_UPSTREAM chooses the upstream test files of the unit tier (files of
 # tests/, shell patterns allowed), or names a set of them:
 #   datapath  (the default, "make check") the tunnel set and the suites of
@@ -70,20 +74,33 @@ mkdir -p "$log_dir"
 
 # Prints the numbers of the tests of testsuite listing $1 (the output of
 # "testsuite --list") that come from the files in $2, or, with a keyword
-# $3, the tests with that keyword outside those files; runs of consecutive
-# numbers as ranges ("12-40", as autotest takes them).
+# $3, the tests with that keyword outside those files, less those with a
+# keyword of $IPTUN_UNIT_EXCLUDE; runs of consecutive numbers as ranges
+# ("12-40", as autotest takes them).
 select_tests () {
-    awk -v files="$2" -v kw="${3:-}" '
-        BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) want[f[i]] = 1 }
+    awk -v files="$2" -v kw="${3:-}" -v exclude="${IPTUN_UNIT_EXCLUDE:-}" '
+        BEGIN { n = split(files, f, " "); for (i = 1; i <= n; i++) want[f[i]] = 1
+                n = split(exclude, f, /[ ,]/); for (i = 1; i <= n; i++) excl[f[i]] = 1 }
+        function flush() {
+            if (last != "" && ((kw == "" && lastloc in want) \
+                               || (kw != "" && has && !(lastloc in want))) && !skip)
+                print last
+        }
         /^ *[0-9]+: / {
+            flush()
             num = $1; sub(":", "", num)
             loc = $2; sub(":.*", "", loc)
-            if (kw == "" && loc in want) { print num }
-            last = num; lastloc = loc
+            last = num; lastloc = loc; has = skip = 0
             next
         }
         # keyword lines follow their test
-        kw != "" && /^      / && index($0 " ", " " kw " ") && !(lastloc in want) { print last }
+        /^      / {
+            for (i = 1; i <= NF; i++) {
+                if ($i == kw) has = 1
+                if ($i in excl) skip = 1
+            }
+        }
+        END { flush() }
     ' "$1" | sort -n | uniq | awk '
         function flush() { if (n) printf "%s ", (first == prev ? first : first "-" prev) }
         { if (n && $1 == prev + 1) { prev = $1; next } flush(); first = prev = $1; n = 1 }
