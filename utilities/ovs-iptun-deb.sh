@@ -2,7 +2,7 @@
 # ovs-iptun-deb.sh: builds ovs-iptun's Debian packages for a Debian suite,
 # inside a debootstrapped root of that suite (never on the host):
 #
-#   ovs-iptun-deb.sh [trixie|bookworm] OUTDIR
+#   ovs-iptun-deb.sh [trixie|bookworm|forky] OUTDIR
 #
 # 1. Debian's own openvswitch source package, 4.0.0-2 of suite forky
 #    (OVS_DEB_* below, pinned by SHA-256, fetched through forky's signed
@@ -18,9 +18,10 @@
 #      and the project as the Maintainer (no Uploaders),
 #    built with "dpkg-buildpackage -F" (source and binaries) and the
 #    profiles the suite needs: trixie nodpdk (it has DPDK 24.11), bookworm
-#    nodpdk and noafxdp (libxdp 1.3.1).  Same binary packages as Debian's
-#    (openvswitch-common, openvswitch-switch, python3-openvswitch, ...),
-#    without openvswitch-switch-dpdk.
+#    nodpdk and noafxdp (libxdp 1.3.1), forky none (it has DPDK 25.11).
+#    Same binary packages as Debian's (openvswitch-common,
+#    openvswitch-switch, python3-openvswitch, ...), with
+#    openvswitch-switch-dpdk for forky only.
 # 2. ovs-iptun-dkms (packaging/dkms/debian, native, the project's version
 #    from datapath/dkms.conf): the module's source in
 #    /usr/src/ovs-iptun-VERSION for DKMS.
@@ -43,7 +44,7 @@ set -eu
 . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
 
 suite=${1:-trixie}
-out=${2:?usage: $0 [trixie|bookworm] OUTDIR}
+out=${2:?usage: $0 [trixie|bookworm|forky] OUTDIR}
 iptun_need_root "debootstrap, chroot"
 
 # Debian's openvswitch source package.
@@ -57,8 +58,9 @@ eea5aee0fc5c0d278753a67d85ae59e0ab1de43962fddb59245afac5cd123de5  openvswitch_4.
 case $suite in
 trixie) profiles=pkg.openvswitch.nodpdk ;;
 bookworm) profiles=pkg.openvswitch.nodpdk,pkg.openvswitch.noafxdp ;;
+forky) profiles= ;;
 *)
-    echo "$0: suite $suite: trixie or bookworm" >&2
+    echo "$0: suite $suite: trixie, bookworm or forky" >&2
     exit 1 ;;
 esac
 
@@ -102,7 +104,7 @@ mkdir -p "$root/build"
 tree=$root/build/$OVS_DEB_PKG-${OVS_DEB_VER%-*}
 cp -a "$src" "$tree"
 rm -f "$tree/.iptun-src"
-cp "$cache/apt-forky/src/${OVS_DEB_PKG}_$OVS_DEB_VER/"*.orig.tar.* \
+cp "$(iptun_src_files forky $OVS_DEB_PKG $OVS_DEB_VER)/"*.orig.tar.* \
    "$root/build/"
 # The changes to Debian's packaging (packaging/openvswitch/, in order);
 # Debian's own build takes the build profiles alone.
@@ -165,7 +167,8 @@ fi
     printf '    - d/control, d/rules: build profiles pkg.openvswitch.nodpdk (no\n'
     printf '      openvswitch-switch-dpdk) and pkg.openvswitch.noafxdp (no AF_XDP)\n'
     printf '      for suites without libdpdk-dev (>= 25.11) or libxdp-dev\n'
-    printf '      (>= 1.4.3); built for %s with %s.\n' "$suite" "$profiles"
+    printf '      (>= 1.4.3).  Built for %s with the profiles:\n' "$suite"
+    printf '      %s.\n' "$(echo "${profiles:-none}" | sed 's/,/, /g')"
     if test "$stock" != yes; then
         printf '    - d/openvswitch-switch.postrm: purge the database in\n'
         printf '      /var/lib/openvswitch, not only its link in /etc.\n'
@@ -190,7 +193,7 @@ echo "deb: $suite: build dependencies (log: $log)"
 {
     iptun_in_root "$root" apt-get update -q
     iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get \
-        build-dep -y -q --no-install-recommends -P "$profiles" \
+        build-dep -y -q --no-install-recommends ${profiles:+-P "$profiles"} \
         "/build/${tree##*/}" "/build/${dkms_tree##*/}"
     iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive apt-get \
         install -y -q --no-install-recommends lintian
@@ -215,7 +218,7 @@ build () {
         exit 1
     }
 }
-build "${tree##*/}" -P"$profiles"
+build "${tree##*/}" ${profiles:+-P"$profiles"}
 if test "$stock" = yes; then
     rm -rf "$dkms_tree"
 else
@@ -236,13 +239,19 @@ mkdir -p "$out"
 # shown then).
 : > "$out/lintian.txt"
 fails=0
+# Debian 12's lintian (2.116) predates the loong64 port, which Debian's
+# 4.0.0-2 names in its architecture lists, and calls it invalid.
+suppress=
+test "$suite" != bookworm || suppress=invalid-arch-string-in-source-relation
 for dsc in "$root"/build/*.dsc; do
     name=${dsc##*/}
     name=${name%%_*}
     if test "${IPTUN_DEB_LINTIAN:-}" = full; then
-        set -- "/build/$(basename "$root"/build/"${name}"_*.changes)"
+        set -- ${suppress:+--suppress-tags "$suppress"} \
+            "/build/$(basename "$root"/build/"${name}"_*.changes)"
     else
-        set -- --suppress-tags missing-notice-file-for-apache-license \
+        set -- --suppress-tags \
+            "missing-notice-file-for-apache-license${suppress:+,$suppress}" \
             "/build/${dsc##*/}"
         for deb in $(sed -n '/^Files:/,/^[^ ]/s/.* \([^ ]*\.deb\)$/\1/p' \
                          "$root"/build/"${name}"_*.changes); do

@@ -63,6 +63,11 @@
 #                                same private apt configuration and checked
 #                                against SUMS, sha256sum's format (a line
 #                                "SHA256  FILE" for each file)
+#   iptun_src_files SUITE PACKAGE VERSION
+#                                the folder where iptun_fetch_src keeps
+#                                those files (e.g. for the orig tarball
+#                                that dpkg-buildpackage wants beside the
+#                                tree)
 #   iptun_iperf_rate NS-SERVER ADDR NS-CLIENT SECONDS [STREAMS]
 #                                TCP from network namespace NS-CLIENT to an
 #                                iperf3 server on ADDR in NS-SERVER for
@@ -85,10 +90,14 @@
 #                                (policy-rc.d); needs root and debootstrap
 #   iptun_in_root ROOT CMD...    runs CMD in ROOT (chroot, a clean
 #                                environment)
-#   iptun_root_install ROOT PACKAGE...
+#   iptun_root_install [-d] ROOT PACKAGE...
 #                                apt-get update and install (no
 #                                recommends) in ROOT, /proc mounted for it,
-#                                the output appended to ROOT.log; returns 77,
+#                                the output appended to ROOT.log (-d:
+#                                download them to apt's cache in ROOT
+#                                only, for an offline install there
+#                                later; without, the cache is emptied
+#                                after the install); returns 77,
 #                                saying so, if the archive no longer serves
 #                                a pinned version of a linux-* package (a
 #                                newer point release replaced it), 1 on
@@ -285,8 +294,11 @@ iptun_debian_mirror () {
 }
 
 iptun_root_make () {
-    local suite=$1 root=$2 variant=${3:-minbase} mirror
-    test -x "$root/usr/bin/apt-get" && return 0
+    local suite=$1 root=$2 variant=${3:-minbase} mirror script
+    if test -x "$root/usr/bin/apt-get"; then
+        iptun_root_apt_conf "$root"
+        return 0
+    fi
     command -v debootstrap >/dev/null || {
         echo "iptun_root_make: needs debootstrap" >&2
         return 1
@@ -294,9 +306,13 @@ iptun_root_make () {
     mirror=$(iptun_debian_mirror) || return 1
     rm -rf "$root"
     mkdir -p "$(dirname "$root")"
+    # A suite newer than this debootstrap (forky on Debian 12's) is made
+    # as the unstable one is.
+    script=/usr/share/debootstrap/scripts/$suite
+    test -e "$script" || script=/usr/share/debootstrap/scripts/sid
     debootstrap --variant="$variant" \
         --keyring=/usr/share/keyrings/debian-archive-keyring.gpg \
-        "$suite" "$root" "$mirror" > "$root.log" 2>&1 || {
+        "$suite" "$root" "$mirror" "$script" > "$root.log" 2>&1 || {
         tail -20 "$root.log" >&2
         echo "iptun_root_make: debootstrap of Debian $suite failed" >&2
         rm -rf "$root"
@@ -304,6 +320,17 @@ iptun_root_make () {
     }
     printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"
     chmod 755 "$root/usr/sbin/policy-rc.d"
+    iptun_root_apt_conf "$root"
+}
+
+# The index of a suite in development (forky, sid) is valid for a week
+# (its Release's Valid-Until), then renewed by the archive; a mirror that
+# is a snapshot (as on the project's machines) keeps serving the expired
+# one, which debootstrap takes but apt in the root refuses.  apt there
+# still checks the index's signature, not its age, as snapshot users do.
+iptun_root_apt_conf () {
+    echo 'Acquire::Check-Valid-Until "false";' \
+        > "$1/etc/apt/apt.conf.d/99ovs-iptun-valid-until"
 }
 
 iptun_in_root () {
@@ -314,14 +341,24 @@ iptun_in_root () {
 }
 
 iptun_root_install () {
-    local root=$1 status=0
+    local root status=0 download=no
+    if test "$1" = -d; then
+        download=yes
+        shift
+    fi
+    root=$1
     shift
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
     { iptun_in_root "$root" apt-get update -q \
-      && iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
-           apt-get install -y -q --no-install-recommends "$@" \
-      && iptun_in_root "$root" apt-get clean; } >> "$root.log" 2>&1 \
+      && if test $download = yes; then
+             iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
+                 apt-get install -y -q -d --no-install-recommends "$@"
+         else
+             iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
+                 apt-get install -y -q --no-install-recommends "$@" \
+             && iptun_in_root "$root" apt-get clean
+         fi; } >> "$root.log" 2>&1 \
         || status=1
     umount "$root/proc"
     test $status = 0 && return 0
@@ -414,6 +451,10 @@ iptun_k612_root () {
     echo "${IPTUN_CACHE:-/var/cache/ovs-iptun}/trixie-root"
 }
 
+iptun_src_files () {
+    echo "${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$1/src/${2}_$3"
+}
+
 iptun_fetch_src () {
     local suite=$1 pkg=$2 ver=$3 sums=$4 dest=$5 src
     local stamp
@@ -421,7 +462,7 @@ iptun_fetch_src () {
     if test "$(cat "$dest/.iptun-src" 2>/dev/null)" = "$stamp"; then
         return 0
     fi
-    src=${IPTUN_CACHE:-/var/cache/ovs-iptun}/apt-$suite/src/${pkg}_$ver
+    src=$(iptun_src_files "$suite" "$pkg" "$ver")
     mkdir -p "$src"
     echo "$sums" | sed '/^[[:space:]]*$/d; s/^[[:space:]]*//' \
         > "$src/SHA256SUMS"
