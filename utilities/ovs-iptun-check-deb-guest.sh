@@ -47,7 +47,7 @@ set -u
 debs=/srv/ovs-iptun-debs
 out=${IPTUN_GUEST_RESULTS:?}
 log=$out/check-deb.log
-passed=0 failed=0
+passed=0 failed=0 skipped=0
 steps=" ${IPTUN_CHECK_DEB_STEPS:-upgrade userspace dkms reload remove} "
 export DEBIAN_FRONTEND=noninteractive
 
@@ -59,7 +59,7 @@ step () {
     esac
 }
 
-# check NAME CMD...: one test.
+# check NAME CMD...: one test; returns 1 if it failed.
 check () {
     local name=$1
     shift
@@ -71,6 +71,7 @@ check () {
         echo "check-deb: $name FAILED"
         tail -15 "$log" | sed 's/^/  | /'
         failed=$((failed + 1))
+        return 1
     fi
 }
 
@@ -340,7 +341,7 @@ dpdk_installed () {
 # DPDK without hugepages or PCI devices (a guest has neither): the EAL
 # initializes, the userspace datapath runs in the DPDK build.
 dpdk_on () {
-    ovs-vsctl set Open_vSwitch . other_config:dpdk-init=true \
+    ovs-vsctl --no-wait set Open_vSwitch . other_config:dpdk-init=true \
         other_config:dpdk-extra="--no-huge -m 512 --no-pci" || return 1
     # (In a TCG guest this restart has hung: 5 minutes at most, then the
     # unit's log.)
@@ -362,7 +363,7 @@ dpdk_on () {
 
 dpdk_off () {
     update-alternatives --auto ovs-vswitchd \
-        && ovs-vsctl remove Open_vSwitch . other_config dpdk-init \
+        && ovs-vsctl --no-wait remove Open_vSwitch . other_config dpdk-init \
         && systemctl restart openvswitch-switch \
         && systemctl is-active ovsdb-server ovs-vswitchd || return 1
     readlink -f /proc/"$(pidof ovs-vswitchd)"/exe
@@ -412,11 +413,16 @@ fi
 
 if step dpdk; then
     check "dpdk: installed, the plain ovs-vswitchd still in use" dpdk_installed
-    check "dpdk: update-alternatives --set ovs-vswitchd-dpdk, DPDK 25.11 up" dpdk_on
-    check "dpdk: userspace tunnels up" userspace_up
-    check "dpdk: ipip ping" ping_peer 1
-    check "dpdk: fou ping" ping_peer 2
-    check "dpdk: gue ping" ping_peer 3
+    if check "dpdk: update-alternatives --set ovs-vswitchd-dpdk, DPDK 25.11 up" dpdk_on; then
+        check "dpdk: userspace tunnels up" userspace_up
+        check "dpdk: ipip ping" ping_peer 1
+        check "dpdk: fou ping" ping_peer 2
+        check "dpdk: gue ping" ping_peer 3
+    else
+        # No ovs-vswitchd: ovs-vsctl would wait for it for ever.
+        echo "check-deb: dpdk: tunnels and pings skipped (no ovs-vswitchd-dpdk)"
+        skipped=$((skipped + 4))
+    fi
     check "dpdk: update-alternatives --auto, the plain ovs-vswitchd back" dpdk_off
     check "dpdk: removing openvswitch-switch-dpdk removes its alternative" dpdk_removed
 fi
@@ -454,5 +460,5 @@ if step remove; then
     fi
 fi
 
-echo "$passed passed, $failed failed, 0 skipped"
+echo "$passed passed, $failed failed, $skipped skipped"
 test "$failed" = 0
