@@ -108,9 +108,11 @@ snapshot () {
 
 # Debian's own (3.5 in Debian 13, 3.1 in 12, 4.0.0-2+b1 in forky), not ours.
 debian_ovs_up () {
-    dpkg-query -W -f '${Version}\n' openvswitch-switch
+    local v
+    v=$(dpkg-query -W -f '${Version}' openvswitch-switch)
+    echo "openvswitch-switch $v"
     systemctl is-active openvswitch-switch ovsdb-server ovs-vswitchd \
-        && ! dpkg-query -W -f '${Version}' openvswitch-switch | grep -q '+iptun' \
+        && case $v in *+iptun*) false ;; esac \
         && ovs-vsctl add-br br0 \
         && ovs-vsctl add-port br0 gre0 -- set interface gre0 type=gre \
                options:remote_ip=192.0.2.99 options:key=77 \
@@ -329,12 +331,25 @@ reinstalled () {
 VSWITCHD=/usr/lib/openvswitch-switch/ovs-vswitchd
 VSWITCHD_DPDK=/usr/lib/openvswitch-switch-dpdk/ovs-vswitchd-dpdk
 
+# The running ovs-vswitchd's program, printed for the log.
+vswitchd_exe () {
+    local exe
+    exe=$(readlink -f /proc/"$(pidof ovs-vswitchd)"/exe)
+    echo "running: $exe" >&2
+    echo "$exe"
+}
+# update-alternatives' view of ovs-vswitchd, printed for the log.
+vswitchd_alternatives () {
+    update-alternatives --query ovs-vswitchd | tee /dev/stderr
+}
+
 dpdk_installed () {
+    local alt
     # shellcheck disable=SC2046
     apt_offline install $(ours openvswitch-switch-dpdk) || return 1
-    update-alternatives --query ovs-vswitchd
-    update-alternatives --query ovs-vswitchd | grep -qx "Alternative: $VSWITCHD_DPDK" \
-        && update-alternatives --query ovs-vswitchd | grep -qx "Value: $VSWITCHD" \
+    alt=$(vswitchd_alternatives)
+    echo "$alt" | grep -qx "Alternative: $VSWITCHD_DPDK" \
+        && echo "$alt" | grep -qx "Value: $VSWITCHD" \
         && ! ovs-vswitchd --version | grep DPDK
 }
 
@@ -355,8 +370,7 @@ dpdk_on () {
     fi
     ovs-vswitchd --version
     ovs-vsctl get Open_vSwitch . dpdk_initialized dpdk_version
-    readlink -f /proc/"$(pidof ovs-vswitchd)"/exe
-    test "$(readlink -f /proc/"$(pidof ovs-vswitchd)"/exe)" = "$VSWITCHD_DPDK" \
+    test "$(vswitchd_exe)" = "$VSWITCHD_DPDK" \
         && test "$(ovs-vsctl get Open_vSwitch . dpdk_initialized)" = true \
         && ovs-vsctl get Open_vSwitch . dpdk_version | grep -q '"DPDK 25\.11'
 }
@@ -366,15 +380,13 @@ dpdk_off () {
         && ovs-vsctl --no-wait remove Open_vSwitch . other_config dpdk-init \
         && systemctl restart openvswitch-switch \
         && systemctl is-active ovsdb-server ovs-vswitchd || return 1
-    readlink -f /proc/"$(pidof ovs-vswitchd)"/exe
-    test "$(readlink -f /proc/"$(pidof ovs-vswitchd)"/exe)" = "$VSWITCHD" \
+    test "$(vswitchd_exe)" = "$VSWITCHD" \
         && test "$(ovs-vsctl get Open_vSwitch . dpdk_initialized)" = false
 }
 
 dpdk_removed () {
     apt-get -y -q remove openvswitch-switch-dpdk || return 1
-    update-alternatives --query ovs-vswitchd
-    ! update-alternatives --query ovs-vswitchd | grep -q "$VSWITCHD_DPDK" \
+    ! vswitchd_alternatives | grep -q "$VSWITCHD_DPDK" \
         && systemctl is-active ovs-vswitchd
 }
 

@@ -53,15 +53,15 @@ results=$cache/debtest-results-$suite
 accel=tcg,thread=single
 case $suite in
 trixie)
-    kernel="dkms linux-image-$IPTUN_K612_RELEASE=${IPTUN_K612_HEADERS##*=}
+    suite_packages="dkms linux-image-$IPTUN_K612_RELEASE=${IPTUN_K612_HEADERS##*=}
  $IPTUN_K612_HEADERS"
     steps="upgrade userspace dkms reload remove" ;;
 bookworm)
-    kernel="dkms linux-image-amd64 linux-headers-amd64"
+    suite_packages="dkms linux-image-amd64 linux-headers-amd64"
     steps="upgrade userspace dkms reload remove"
     accel= ;;
 forky)
-    kernel=linux-image-amd64
+    suite_packages=linux-image-amd64
     steps="upgrade userspace dpdk reload remove" ;;
 *)
     echo "$0: suite $suite: trixie, bookworm or forky" >&2
@@ -79,7 +79,7 @@ for p; do
     }
 done
 PACKAGES="systemd-sysv udev dbus iproute2 iputils-ping kmod procps ethtool
- $kernel openvswitch-switch"
+ $suite_packages openvswitch-switch"
 stamp=$(echo "$PACKAGES" | tr '\n' ' ')
 
 if test "$(cat "$root/.iptun-debtest" 2>/dev/null)" != "$stamp"; then

@@ -341,9 +341,9 @@ iptun_in_root () {
 }
 
 iptun_root_install () {
-    local root status=0 download=no
+    local root status=0 download=
     if test "$1" = -d; then
-        download=yes
+        download=-d
         shift
     fi
     root=$1
@@ -351,15 +351,10 @@ iptun_root_install () {
     cp /etc/resolv.conf "$root/etc/resolv.conf"
     mountpoint -q "$root/proc" || mount -t proc proc "$root/proc"
     { iptun_in_root "$root" apt-get update -q \
-      && if test $download = yes; then
-             iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
-                 apt-get install -y -q -d --no-install-recommends "$@"
-         else
-             iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
-                 apt-get install -y -q --no-install-recommends "$@" \
-             && iptun_in_root "$root" apt-get clean
-         fi; } >> "$root.log" 2>&1 \
-        || status=1
+      && iptun_in_root "$root" env DEBIAN_FRONTEND=noninteractive \
+           apt-get install -y -q $download --no-install-recommends "$@" \
+      && { test -n "$download" || iptun_in_root "$root" apt-get clean; }; } \
+        >> "$root.log" 2>&1 || status=1
     umount "$root/proc"
     test $status = 0 && return 0
     tail -5 "$root.log" >&2
