@@ -8,7 +8,8 @@
 #    (OVS_DEB_* below, pinned by SHA-256, fetched through forky's signed
 #    index: iptun_fetch_src), with
 #    - packaging/openvswitch/*.patch applied to its debian/ (the build
-#      profiles pkg.openvswitch.nodpdk and pkg.openvswitch.noafxdp; the
+#      profiles pkg.openvswitch.nodpdk and pkg.openvswitch.noafxdp;
+#      openvswitch-switch-dpdk's dependency on DPDK's bus drivers; the
 #      purge of the database itself, not only of its link in /etc),
 #    - the project's series (patches/*.patch) as quilt patches, after
 #      ovs-iptun-files.patch, which adds the project's own files (those
@@ -172,6 +173,8 @@ fi
     if test "$stock" != yes; then
         printf '    - d/openvswitch-switch.postrm: purge the database in\n'
         printf '      /var/lib/openvswitch, not only its link in /etc.\n'
+        printf '    - d/control: openvswitch-switch-dpdk depends on librte-meta-bus:\n'
+        printf '      ovs-vswitchd-dpdk names every bus DPDK was built with at start.\n'
     fi
     printf '\n -- %s  %s\n\n' "$maint" "$date"
     cat "$tree/debian/changelog"
