@@ -11,6 +11,7 @@ TESTSUITE_AT += \
 	tests/iptun-reass.at \
 	tests/iptun-pmtu.at \
 	tests/iptun-tso.at \
+	tests/iptun-gro.at \
 	tests/iptun-stats.at \
 	tests/iptun-sampling.at \
 	tests/iptun-config.at \
@@ -30,7 +31,8 @@ EXTRA_DIST += \
 	tests/iptun-segments.py \
 	tests/iptun-ipfix-collector.py \
 	tests/iptun-scale.py \
-	tests/iptun-term-diff.py
+	tests/iptun-term-diff.py \
+	tests/iptun-gro-diff.py
 
 # libFuzzer target for the ipip and fou receive paths ("make fuzz" at the
 # top level builds it with clang in its own build directory; see

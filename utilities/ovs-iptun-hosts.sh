@@ -58,7 +58,9 @@
 # IPTUN_TSO ("on":
 # the OVS hosts start with other_config:userspace-tso-enable=true, so that
 # the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
-# through br-ov's tap).  (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
+# through br-ov's tap), IPTUN_GRO ("true" or "false": the OVS hosts'
+# other_config:userspace-gro-enable; default unset: on with TSO).
+# (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
 # names they had when the demo held this fixture.)
 
 set -e
@@ -75,6 +77,7 @@ DP_TYPE=${IPTUN_DATAPATH:-netdev}
 OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
 UNDERLAY_MTU=${IPTUN_UNDERLAY_MTU:-default}
 TSO=${IPTUN_TSO:-off}
+GRO=${IPTUN_GRO:-}
 UNDERLAY=${IPTUN_UNDERLAY:-ipv4}
 
 if test -n "${OVS_BUILDDIR:-}"; then
@@ -120,6 +123,10 @@ start_ovs () {
     if test "$TSO" = on; then
         vsctl "$1" --no-wait set Open_vSwitch . \
             other_config:userspace-tso-enable=true
+    fi
+    if test -n "$GRO"; then
+        vsctl "$1" --no-wait set Open_vSwitch . \
+            other_config:userspace-gro-enable="$GRO"
     fi
     iptun_vswitchd_start "$DIR/$1" "$P-$1"
 }

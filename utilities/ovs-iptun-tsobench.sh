@@ -6,19 +6,20 @@
 # tunnel, as ipip), vxlan (a UDP tunnel, as fou and gue).  Needs root and
 # iperf3; "make bench-tso" runs it against the build tree.
 #
-# For each type, TSO off and on (other_config:userspace-tso-enable, set
+# For each type, TSO off, on without receive aggregation and on with it
+# ("gro": other_config:userspace-tso-enable and userspace-gro-enable, set
 # before ovs-vswitchd starts), 1 and IPTUN_TSOBENCH_STREAMS (default 8)
 # iperf3 streams from a to b for IPTUN_TSOBENCH_TIME seconds (default 5),
 # IPTUN_TSOBENCH_ROUNDS times (default 1; the types take turns, and each
-# number printed is the median of its rounds).  Prints Mbit/s, the TSO gain
-# (on / off) and each of ours / its stock peer, and the CPU time that each
+# number printed is the median of its rounds).  Prints Mbit/s, the gains
+# (on / off, gro / on) and each of ours / its stock peer, and the CPU time
+# that each
 # host's ovs-vswitchd spent per MB carried (a sends, b receives; from
-# /proc/PID/stat).  Then, to see what a receive-side aggregation would gain,
-# ipip and fou with TSO on again over a jumbo underlay (MTU 9000, overlay
-# 8900): the same bytes in packets 6.4 times larger, as if the receiver had
-# merged every 6.4 segments before the datapath; b's CPU per MB there,
-# against the 1400-byte overlay's, bounds what such an aggregation could
-# save.  The numbers swing with the machine's load; compare within a run.
+# /proc/PID/stat).  Then ipip and fou with TSO on (no aggregation) over a
+# jumbo underlay (MTU 9000, overlay 8900): the same bytes in packets 6.4
+# times larger, as if the receiver had merged every 6.4 segments before the
+# datapath, beside the aggregation's own figures.  The numbers swing with
+# the machine's load; compare within a run.
 
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
@@ -50,11 +51,16 @@ run () {
 # measure NAME TYPE OPTIONS [TSO...]: one line per TSO setting and number
 # of streams: "NAME TSO STREAMS RATE A-TICKS B-TICKS".
 measure () {
-    local name=$1 type=$2 options=$3 tsos tso n
+    local name=$1 type=$2 options=$3 tsos tso n on gro
     shift 3
-    tsos=${*:-off on}
+    tsos=${*:-off on gro}
     for tso in $tsos; do
-        IPTUN_TYPE=$type IPTUN_OPTIONS=$options IPTUN_TSO=$tso \
+        case $tso in
+        off) on=off gro= ;;
+        on) on=on gro=false ;;
+        gro) on=on gro=true ;;
+        esac
+        IPTUN_TYPE=$type IPTUN_OPTIONS=$options IPTUN_TSO=$on IPTUN_GRO=$gro \
             hosts up >/dev/null
         hosts ping >/dev/null
         for n in 1 "$N"; do
@@ -105,32 +111,45 @@ def cpu(name, tso, streams, host):
 
 names = [k[0] for k in runs if not k[0].endswith("-9k")]
 names = list(dict.fromkeys(names))
-print("Mbit/s")
-print("%-7s %9s %9s %9s %9s %8s %8s" % ("", "off 1", "off " + n, "on 1",
-                                         "on " + n, "gain 1", "gain " + n))
+modes = ("off", "on", "gro")
+print("Mbit/s (off: no TSO; on: TSO; gro: TSO and receive aggregation)")
+print("%-7s" % "" + "".join("%9s" % ("%s %s" % (m, s))
+                            for m in modes for s in ("1", n))
+      + "%9s %9s" % ("gro/on 1", "gro/on " + n))
 r = {}
 for name in names:
-    r[name] = [rate(name, t, s) for t in ("off", "on") for s in ("1", n)]
+    r[name] = {(m, s): rate(name, m, s) for m in modes for s in ("1", n)}
     x = r[name]
-    print("%-7s %9.0f %9.0f %9.0f %9.0f %8.2f %8.2f"
-          % (name, x[0], x[1], x[2], x[3], x[2] / x[0], x[3] / x[1]))
+    print("%-7s" % name
+          + "".join("%9.0f" % x[(m, s)] for m in modes for s in ("1", n))
+          + "%9.2f %9.2f" % (x[("gro", "1")] / x[("on", "1")],
+                             x[("gro", n)] / x[("on", n)]))
 print()
-print("ours / stock peer, TSO on (1, %s streams) and gain / peer's gain:" % n)
+print("ours / stock peer (1, %s streams): TSO on, and ours with aggregation"
+      % n)
+print("against the peer without it and with it:")
 for ours, peer in (("ipip", "gre-l3"), ("fou", "vxlan"), ("gue", "vxlan")):
     o, p = r[ours], r[peer]
-    print("%-4s / %-6s  %.2f %.2f   gain %.2f %.2f"
-          % (ours, peer, o[2] / p[2], o[3] / p[3],
-             (o[2] / o[0]) / (p[2] / p[0]), (o[3] / o[1]) / (p[3] / p[1])))
+    print("%-4s / %-6s  on %.2f %.2f   gro/peer-on %.2f %.2f   "
+          "gro/peer-gro %.2f %.2f"
+          % (ours, peer, o[("on", "1")] / p[("on", "1")],
+             o[("on", n)] / p[("on", n)],
+             o[("gro", "1")] / p[("on", "1")], o[("gro", n)] / p[("on", n)],
+             o[("gro", "1")] / p[("gro", "1")],
+             o[("gro", n)] / p[("gro", n)]))
 print()
 print("ovs-vswitchd CPU ms per MB, 1 stream: a sends, b receives")
-print("%-7s %8s %8s %8s %8s" % ("", "a off", "b off", "a on", "b on"))
+print("%-7s" % "" + "".join("%8s" % ("%s %s" % (h, m))
+                            for m in modes for h in ("a", "b"))
+      + "%9s" % "b gro/on")
 for name in names:
-    print("%-7s %8.2f %8.2f %8.2f %8.2f"
-          % (name, cpu(name, "off", "1", 1), cpu(name, "off", "1", 2),
-             cpu(name, "on", "1", 1), cpu(name, "on", "1", 2)))
+    print("%-7s" % name
+          + "".join("%8.2f" % cpu(name, m, "1", h)
+                    for m in modes for h in (1, 2))
+          + "%9.2f" % (cpu(name, "gro", "1", 2) / cpu(name, "on", "1", 2)))
 print()
-print("receive-side aggregation, TSO on, 1 stream: overlay MTU 8900 (jumbo")
-print("underlay) against 1400: b's CPU per MB and the rate")
+print("TSO on, 1 stream: overlay MTU 8900 (jumbo underlay) against 1400,")
+print("no aggregation: b's CPU per MB and the rate")
 for name in ("ipip", "fou"):
     big = name + "-9k"
     if (big, "on", "1") not in runs:
