@@ -199,6 +199,10 @@ class Conn:
 def frames(seed, n_conns, path):
     rng = random.Random(seed)
     conns = [Conn(rng, n + 1) for n in range(n_conns)]
+    # One IPv4-in-IPv4 ipip connection at least: the termination cache's
+    # one lookup takes only those.
+    conns[0].tunnel, conns[0].version = TUNNELS[0], 4
+    conns[0].src, conns[0].dst = "10.0.1.2", "10.0.0.1"
     lists = [c.segments(rng.randint(2000, 40000)) for c in conns]
     with open(path, "w") as f:
         while any(lists):
