@@ -71,7 +71,7 @@ measure () {
 
 out=$IPTUN_DEMO_DIR.txt
 : > "$out"
-for r in $(seq "$R"); do
+for _ in $(seq "$R"); do
     {
         measure ipip ipip ""
         measure gre-l3 gre "options:packet_type=legacy_l3"
