@@ -265,9 +265,9 @@ gro_csum_ok(const struct gro_seg *seg)
     return !packet_csum_upperlayer6(l3, tcp, IPPROTO_TCP, tcp_len);
 }
 
-/* True if 'seg' continues 'h' (both of one connection): everything but
- * the sequence number, the PSH and FIN flags and the payload as the last
- * segment, the IP ID one more without DF. */
+/* True if 'seg' continues 'h' (open, gro_find()'s: both of one
+ * connection): everything but the sequence number, the PSH and FIN flags
+ * and the payload as the last segment, the IP ID one more without DF. */
 static bool
 gro_continues(const struct gro_held *h, const struct gro_seg *seg)
 {
@@ -275,8 +275,7 @@ gro_continues(const struct gro_held *h, const struct gro_seg *seg)
     size_t tcp_len = seg->payload_ofs - seg->l4_ofs;
     const uint8_t *hl3 = gro_l3(&h->first), *sl3 = gro_l3(seg);
 
-    if (!h->open
-        || ntohl(get_16aligned_be32(&st->tcp_seq)) != h->next_seq
+    if (ntohl(get_16aligned_be32(&st->tcp_seq)) != h->next_seq
         || !seg->payload_len || seg->payload_len > h->mss
         || (dp_packet_size(h->first.pkt) - h->first.l3_ofs
             + seg->payload_len > GRO_MAX_L3)

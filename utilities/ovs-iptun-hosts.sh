@@ -60,8 +60,8 @@
 # the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
 # through br-ov's tap), IPTUN_GRO ("true" or "false": the OVS hosts'
 # other_config:userspace-gro-enable; default unset: on with TSO).
-# (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the
-# names they had when the demo held this fixture.)
+# (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the names they had when the
+# demo held this fixture.)
 
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR

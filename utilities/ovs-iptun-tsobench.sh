@@ -13,9 +13,8 @@
 # IPTUN_TSOBENCH_ROUNDS times (default 1; the types take turns, and each
 # number printed is the median of its rounds).  Prints Mbit/s, the gains
 # (on / off, gro / on) and each of ours / its stock peer, and the CPU time
-# that each
-# host's ovs-vswitchd spent per MB carried (a sends, b receives; from
-# /proc/PID/stat).  Then ipip and fou with TSO on (no aggregation) over a
+# that each host's ovs-vswitchd spent per MB carried (a sends, b receives;
+# from /proc/PID/stat).  Then ipip and fou with TSO on (no aggregation) over a
 # jumbo underlay (MTU 9000, overlay 8900): the same bytes in packets 6.4
 # times larger, as if the receiver had merged every 6.4 segments before the
 # datapath, beside the aggregation's own figures.  The numbers swing with
