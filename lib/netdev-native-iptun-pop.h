@@ -70,7 +70,8 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
 }
 
 /* Records the outer IPv4 header 'outer' of a packet being popped in its
- * tunnel metadata 'tnl': addresses, TOS, TTL. */
+ * tunnel metadata 'tnl': addresses, TOS, TTL and the DF bit, as
+ * ip_extract_tnl_md() does for the other tunnel types. */
 static inline void
 iptun_tnl_set_ip4(struct flow_tnl *tnl, const struct ip_header *outer)
 {
@@ -78,6 +79,9 @@ iptun_tnl_set_ip4(struct flow_tnl *tnl, const struct ip_header *outer)
     tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
     tnl->ip_tos = outer->ip_tos;
     tnl->ip_ttl = outer->ip_ttl;
+    if (outer->ip_frag_off & htons(IP_DONT_FRAGMENT)) {
+        tnl->flags |= FLOW_TNL_F_DONT_FRAGMENT;
+    }
 }
 
 /* Records the UDP header 'udp' of a fou or gue packet being popped, whose
