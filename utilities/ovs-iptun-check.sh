@@ -140,7 +140,8 @@ collect_results () {
 # "-k", comma-separated, all of them) in a qemu guest (ovs-iptun-guest.sh:
 # IPTUN_GUEST_KERNEL, IPTUN_GUEST_MODROOT choose its kernel), results as
 # tier NAME.  The guest sees this build tree (read-only, with a writable
-# overlay) and writes the testsuite's logs back on failure.
+# overlay) and writes each run's testsuite.log back (a test's CPU time
+# after its result), with the failed tests' directories.
 #
 # Without a -k in TESTSUITEFLAGS the tests run in two parts: first those
 # that load and unload kernel modules (keyword "modules"), which every other
@@ -196,15 +197,23 @@ run_guest () {
                 cp -r "$OVS_BUILDDIR/tests/system-userspace-testsuite.dir" \
                       "$IPTUN_GUEST_RESULTS/" 2>/dev/null
             }
+            # Each run'"'"'s testsuite.log (with each test'"'"'s CPU time), failed
+            # or not.
+            keep_log () {
+                cp "$OVS_BUILDDIR/tests/system-userspace-testsuite.log" \
+                   "$IPTUN_GUEST_RESULTS/testsuite-$1.log" 2>/dev/null
+            }
             rc=0
             make -C "$OVS_BUILDDIR" check-system-userspace \
                 TESTSUITEFLAGS="$TESTSUITEFLAGS" || { rc=1; keep_failed; }
+            keep_log 1
             if test -n "$IPTUN_CHECK_PARALLEL"; then
                 cd "$OVS_BUILDDIR" || exit 1
                 # shellcheck disable=SC2086  # one argument per flag
                 /bin/bash "$OVS_SRCDIR/tests/system-userspace-testsuite" \
                     -C tests AUTOTEST_PATH=utilities:vswitchd:ovsdb:vtep:tests:ipsec:: \
                     $IPTUN_CHECK_PARALLEL || { rc=1; keep_failed; }
+                keep_log 2
             fi
             exit $rc' > "$log_dir/$name.log" 2>&1
     collect_results "$name" $?
