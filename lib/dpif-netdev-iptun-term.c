@@ -91,7 +91,7 @@ iptun_term_set_config(const struct smap *other_config)
     atomic_read_relaxed(&term_config.enabled, &old_enable);
     if (enable != old_enable) {
         atomic_store_relaxed(&term_config.enabled, enable);
-        VLOG_INFO("ipip/fou tunnel termination cache %s",
+        VLOG_INFO("ipip/fou/gue tunnel termination cache %s",
                   enable ? "enabled" : "disabled");
     }
 }

@@ -19,7 +19,8 @@
 
 /* Tunnel termination cache of the userspace datapath.
  *
- * A packet that an ipip or fou port decapsulates crosses the datapath twice.
+ * A packet that an ipip, fou or gue port decapsulates crosses the datapath
+ * twice.
  * The first pass only finds the underlay bridge's flow whose single action
  * is tnl_pop; the second finds the overlay bridge's flow for the inner
  * packet.  Each pass costs a full miniflow_extract(), a hash and an
@@ -34,7 +35,7 @@
  *     IPv6 packets without extension headers, whose lengths
  *     miniflow_extract() would accept, are cached.
  *
- *   - second pass: a packet that an ipip or fou port has just popped (its
+ *   - second pass: a packet that an ipip, fou or gue port has just popped (its
  *     metadata is what the pop gave it) with an inner IPv4 or IPv6 (no
  *     extension headers) TCP or UDP header maps, by everything
  *     miniflow_extract() would extract from it (tunnel metadata with its
@@ -182,7 +183,7 @@ struct iptun_term_outer_entry {
     struct dp_netdev_flow *flow;        /* Holds a reference, or NULL. */
 };
 
-/* Second pass: the packet an ipip or fou port popped, with its tunnel
+/* Second pass: the packet an ipip, fou or gue port popped, with its tunnel
  * metadata, input port and inner IPv4 TCP or UDP header fields. */
 struct iptun_term_inner_4in4_key {
     uint64_t w[5];

@@ -53,8 +53,10 @@ enum iptun_type {
 bool iptun_type_from_name(const char *name, enum iptun_type *type);
 const char *iptun_type_name(enum iptun_type);
 
-/* Datapath port numbers the map covers (a multiple of 64).  A fou port's
- * number is its UDP port, as for vxlan ("fou_sys_5555"). */
+/* Datapath port numbers the map covers (a multiple of 64): all that
+ * dpif-netdev's choose_port() hands out, up to UINT16_MAX.  (Only the dummy
+ * datapath of the tests numbers a port after the digits of its name, so
+ * that a fou port, "fou_sys_5555", gets its UDP port's number there.) */
 #define IPTUN_PORTS_MAX_ODP 65536
 
 struct iptun_ports_map {

@@ -42,6 +42,6 @@ tests_iptun_fuzz_pop_SOURCES = tests/iptun-fuzz-pop.c
 tests_iptun_fuzz_pop_LDADD = lib/libopenvswitch.la
 tests_iptun_fuzz_pop_LDFLAGS = $(LIB_FUZZING_ENGINE)
 
-# "ovstest test-iptun-odp-execute": datapath actions on a whole batch
-# (netdev-dummy ports receive one packet per batch).
+# "ovstest test-iptun-odp-execute": datapath actions on a whole batch, call
+# by call.
 tests_ovstest_SOURCES += tests/test-iptun-odp-execute.c

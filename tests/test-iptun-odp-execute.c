@@ -20,9 +20,9 @@
  * as STEAL ("steal" or "keep"), and prints each call the datapath would get
  * (an output, a userspace action) with the sizes of the packets of that
  * call's batch, and "(trunc)" if the batch is to be truncated, then the
- * sizes left in the batch.  The netdev-dummy ports of
- * the unit tests receive one packet per batch, so this is where the batch
- * handling of actions such as check_pkt_len is seen. */
+ * sizes left in the batch: the batch handling of actions such as
+ * check_pkt_len, call by call, which a netdev-dummy port (one packet per
+ * batch, or options:rx_batch packets) shows only in its outputs. */
 
 #include <config.h>
 #include <stdio.h>
