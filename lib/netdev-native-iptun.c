@@ -56,10 +56,9 @@ iptun_reset_packet(struct dp_packet *packet, unsigned int hlen)
     dp_packet_reset_packet(packet, hlen);
 }
 
-COVERAGE_DEFINE(ipip_build_non_ipv4);
+COVERAGE_DEFINE(iptun_build_refused);
 COVERAGE_DEFINE(ipip_pop_bad_outer);
 COVERAGE_DEFINE(ipip_pop_bad_inner);
-COVERAGE_DEFINE(fou_build_non_ipv4);
 COVERAGE_DEFINE(fou_pop_bad_outer);
 COVERAGE_DEFINE(fou_pop_bad_udp_len);
 COVERAGE_DEFINE(fou_pop_bad_udp_csum);
@@ -103,7 +102,8 @@ netdev_iptun_build_error(const struct netdev *netdev,
 }
 
 /* Returns true if 'netdev' can encapsulate the packet described by 'params',
- * otherwise logs (rate limited) why not and returns false. */
+ * otherwise counts it (iptun_build_refused), logs (rate limited) why not and
+ * returns false. */
 static bool
 iptun_can_encapsulate(const struct netdev *netdev,
                       const struct netdev_tnl_build_header_params *params)
@@ -112,6 +112,7 @@ iptun_can_encapsulate(const struct netdev *netdev,
     bool error = netdev_iptun_build_error(netdev, params, &reason);
 
     if (error) {
+        COVERAGE_INC(iptun_build_refused);
         VLOG_WARN_RL(&err_rl, "%s: dropping packet%s",
                      netdev_get_name(netdev), ds_cstr(&reason));
     }
@@ -438,7 +439,6 @@ netdev_ipip_build_header(const struct netdev *netdev,
                          const struct netdev_tnl_build_header_params *params)
 {
     if (!iptun_can_encapsulate(netdev, params)) {
-        COVERAGE_INC(ipip_build_non_ipv4);
         return EINVAL;
     }
 
@@ -757,7 +757,6 @@ netdev_fou_build_header(const struct netdev *netdev,
                         const struct netdev_tnl_build_header_params *params)
 {
     if (!iptun_can_encapsulate(netdev, params)) {
-        COVERAGE_INC(fou_build_non_ipv4);
         return EINVAL;
     }
 
@@ -966,7 +965,6 @@ drop:
 #define GUE_FLAG_PRIV 0x0001            /* Flags (host order): P. */
 #define GUE_PFLAG_REMCSUM 0x80000000    /* Private flags: remcsum. */
 
-COVERAGE_DEFINE(gue_build_non_ip);
 COVERAGE_DEFINE(gue_pop_bad_outer);
 COVERAGE_DEFINE(gue_pop_bad_udp_len);
 COVERAGE_DEFINE(gue_pop_bad_udp_csum);
@@ -990,7 +988,6 @@ netdev_gue_build_header(const struct netdev *netdev,
     uint8_t *gue;
 
     if (!iptun_can_encapsulate(netdev, params)) {
-        COVERAGE_INC(gue_build_non_ip);
         return EINVAL;
     }
 
