@@ -46,7 +46,15 @@
  * (iptun_reass_xlate_later_frag()), which keeps it if its datagram's first
  * fragment came through that port.  So fou datagrams and outer IPv6 ones
  * are reassembled if their first fragment comes first, as senders send
- * them; ipip's over IPv4 in any order. */
+ * them; ipip's over IPv4 in any order.
+ *
+ * Why not upstream's lib/ipf.c: it serves conntrack.  It reassembles a ct
+ * action's fragments only for conntrack to see the datagram, then sends the
+ * original fragments on, each with the datagram's conntrack state
+ * (ipf_post_execute_reass_pkts()); it keys fragments by conntrack zone and
+ * is turned on per datapath (dpctl/ipf-set-enabled).  A tunnel pop needs
+ * the whole datagram itself, as the packet it goes on with, before any flow
+ * or zone applies to it. */
 
 #include <stdbool.h>
 #include <stdint.h>
