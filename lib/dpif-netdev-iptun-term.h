@@ -20,10 +20,9 @@
 /* Tunnel termination cache of the userspace datapath.
  *
  * A packet that an ipip, fou or gue port decapsulates crosses the datapath
- * twice.
- * The first pass only finds the underlay bridge's flow whose single action
- * is tnl_pop; the second finds the overlay bridge's flow for the inner
- * packet.  Each pass costs a full miniflow_extract(), a hash and an
+ * twice.  The first pass only finds the underlay bridge's flow whose single
+ * action is tnl_pop; the second finds the overlay bridge's flow for the
+ * inner packet.  Each pass costs a full miniflow_extract(), a hash and an
  * exact-match cache lookup.  This per-PMD cache has a table for each pass:
  *
  *   - first pass: the outer header fields that such a flow can match (input
