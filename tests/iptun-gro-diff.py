@@ -30,7 +30,9 @@ change now and then, or none), and sends a SYN, then data with: segments
 lost, reordered, sent again, with a bad TCP or IPv4 checksum, as IP
 fragments, with IP options, with another TTL, TOS or window, pure ACKs,
 PSH at the end of each write, URG, CWR and ECE now and then, and a FIN.
-The same SEED gives the same frames.
+The first connection (ipip, IPv4 inside) starts FILE with its SYN and four
+full segments that the aggregation merges, so that every SEED has
+something to merge.  The same SEED gives the same frames.
 
 "segments" prints each TCP segment of PCAP (the packets that came out),
 grouped by connection (in the order they came out) as "CONN SEQ FLAGS
@@ -91,10 +93,10 @@ class Conn:
         return IPv6(src=self.src, dst=self.dst, hlim=kw.get("ttl", 64),
                     tc=kw.get("tos", 0))
 
-    def tcp(self, seq, flags, window=8192):
+    def tcp(self, seq, flags, window=8192, clean=False):
         opts = []
         if self.ts:
-            if self.rng.random() < 0.1:
+            if self.rng.random() < 0.1 and not clean:
                 self.ts_val += 1
             opts = [("NOP", None), ("NOP", None),
                     ("Timestamp", (self.ts_val, 77))]
@@ -118,8 +120,10 @@ class Conn:
             return eth / outer / udp / inner
         return eth / outer / udp / (bytes([0, proto, 0, 0]) + raw(inner))
 
-    def segments(self, n_bytes):
-        """This connection's frames, in the order it sends them."""
+    def segments(self, n_bytes, n_clean=0):
+        """This connection's frames, in the order it sends them: the first
+        n_clean segments of data full, in order, and as the aggregation
+        merges them (then n_bytes must be more than n_clean of them)."""
         rng = self.rng
         out = [self.encap(self.ip() / self.tcp(0, "S"))]
         seq, sent = 1, []
@@ -128,10 +132,19 @@ class Conn:
         retx = []
         while seq < n_bytes:
             write = rng.randint(1, 6 * self.mss)
+            if seq == 1:
+                write = max(write, n_clean * self.mss)
             end = min(seq + write, n_bytes)
             while seq < end:
                 size = min(self.mss, end - seq)
                 flags = "PA" if seq + size == end else "A"
+                if len(sent) < n_clean:
+                    pkt = self.ip() / self.tcp(seq, flags, clean=True) \
+                        / bytes(rng.randrange(256) for _ in range(size))
+                    sent.append(pkt)
+                    out.append(self.encap(pkt))
+                    seq += size
+                    continue
                 kw = {}
                 r = rng.random()
                 if r < 0.03:
@@ -200,11 +213,19 @@ def frames(seed, n_conns, path):
     rng = random.Random(seed)
     conns = [Conn(rng, n + 1) for n in range(n_conns)]
     # One IPv4-in-IPv4 ipip connection at least: the termination cache's
-    # one lookup takes only those.
+    # one lookup takes only those.  Its first frames, the SYN and four full
+    # segments, come first: whatever the other connections' luck, and
+    # wherever a batch begins, two of them at least are merged into more
+    # than any connection's segment size, on every pass after the first
+    # (which upcalls).
     conns[0].tunnel, conns[0].version = TUNNELS[0], 4
     conns[0].src, conns[0].dst = "10.0.1.2", "10.0.0.1"
-    lists = [c.segments(rng.randint(2000, 40000)) for c in conns]
+    conns[0].mss = max(MSS)
+    lists = [c.segments(rng.randint(2000, 40000)) for c in conns[1:]]
+    lists.insert(0, conns[0].segments(rng.randint(5 * max(MSS), 40000), 4))
     with open(path, "w") as f:
+        for _ in range(5):
+            f.write(raw(lists[0].pop(0)).hex() + "\n")
         while any(lists):
             # A burst of one connection at a time, as senders send.
             lst = rng.choice([x for x in lists if x])
