@@ -344,6 +344,13 @@ if test "$failed" -gt 0; then
     grep 'FAILED' "$log_dir/all.results"
     echo "Logs: $log_dir/ (*.dir: the unit tier's failed tests)" \
          "and $OVS_BUILDDIR/tests/*testsuite.dir/"
+    # The end of the first failed tests' logs, for a reader who has only
+    # this output (CI's): "log DIR/NNNN: line".
+    find "$log_dir" -path '*.dir/[0-9]*/testsuite.log' 2>/dev/null \
+        | sort | head -5 | while read -r f; do
+            dir=${f%/testsuite.log}
+            tail -40 "$f" | sed "s|^|log ${dir#"$log_dir"/}: |"
+        done
 fi
 echo "$passed passed, $failed failed, $skipped skipped"
 test "$failed" -eq 0
