@@ -321,8 +321,8 @@ struct iptun_term_cache {
 
 /* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
  * of stale entries; the datapath's other_config (iptun-term-cache,
- * iptun-term-one-pass).  (Which ports are tunnel ports, the cache reads
- * from the registry of iptun-ports.h.) */
+ * iptun-term-one-pass, iptun-term-one-lookup).  (Which ports are tunnel
+ * ports, the cache reads from the registry of iptun-ports.h.) */
 void iptun_term_cache_init(struct iptun_term_cache *);
 void iptun_term_cache_uninit(struct iptun_term_cache *);
 void iptun_term_cache_slow_sweep(struct iptun_term_cache *);
