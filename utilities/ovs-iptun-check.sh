@@ -244,6 +244,7 @@ run_guest612 () {
     # The kernel datapath's tests on Debian 13's Linux 6.12, with the
     # module that DKMS built and installed in the Debian 13 root of
     # ovs-iptun-kbuild612.sh (which boots there with its own modules).
+    local kb_status accel
     if ! iptun_is_root; then
         echo "=== guest612: skipped (needs root)"
         echo "guest612: skipped (needs root)" > "$log_dir/guest612.results"

@@ -14,7 +14,8 @@
 # files of the checkout, at their final state, not of one patch).
 #
 # Prints one line per patch, "series: NNNN build ok|FAILED, tests
-# PASSED/ADDED|FAILED: SUBJECT", and exits nonzero if a step failed.
+# PASSED/ADDED|FAILED (FOUND of ADDED found): SUBJECT", and exits nonzero
+# if a step failed.
 # IPTUN_SERIES_FROM and IPTUN_SERIES_TO (patch numbers, default all)
 # choose the steps checked; the steps before are applied, not built.  Logs:
 # $OVS_DIR/series/NNNN.log.
@@ -80,13 +81,16 @@ for patch in "${patches[@]}"; do
                            if (line in title) { sub(/:$/, "", $1); print $1 }
                        }' | tr '\n' ' ')
     added=$(printf '%s\n' "$titles" | wc -l)
-    if test -n "$numbers" \
+    found=$(echo "$numbers" | wc -w)
+    # A title the testsuite does not list is a test that did not run: a
+    # failure, as one that fails.
+    if test "$found" = "$added" \
        && make -C "$dir/build" check TESTSUITEFLAGS="-j2 $numbers" \
             >> "$log" 2>&1; then
-        passed=$(echo "$numbers" | wc -w)
-        echo "series: $num build ok, tests $passed/$added: $subject"
+        echo "series: $num build ok, tests $found/$added: $subject"
     else
-        echo "series: $num build ok, tests FAILED: $subject"
+        echo "series: $num build ok, tests FAILED ($found of $added found):" \
+             "$subject"
         failed=$((failed + 1))
     fi
 done
