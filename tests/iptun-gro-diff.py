@@ -220,11 +220,13 @@ def frames(seed, n_conns, path):
     # (which upcalls).
     conns[0].tunnel, conns[0].version = TUNNELS[0], 4
     conns[0].src, conns[0].dst = "10.0.1.2", "10.0.0.1"
+    n_clean = 4
     conns[0].mss = max(MSS)
     lists = [c.segments(rng.randint(2000, 40000)) for c in conns[1:]]
-    lists.insert(0, conns[0].segments(rng.randint(5 * max(MSS), 40000), 4))
+    lists.insert(0, conns[0].segments(
+        rng.randint((n_clean + 1) * max(MSS), 40000), n_clean))
     with open(path, "w") as f:
-        for _ in range(5):
+        for _ in range(1 + n_clean):                # the SYN, then those
             f.write(raw(lists[0].pop(0)).hex() + "\n")
         while any(lists):
             # A burst of one connection at a time, as senders send.
