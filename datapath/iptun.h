@@ -36,7 +36,7 @@ static inline void iptun_flags_init(unsigned long *flags, bool csum)
 #endif
 
 /* Netlink attributes of kinds iptun_fou and iptun_gue (IFLA_INFO_DATA).
- * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0013) uses these
+ * ABI: Open vSwitch's dpif-netlink-rtnl.c (patches/0012) uses these
  * numbers.
  */
 enum {

@@ -1,5 +1,5 @@
 # ovs-iptun autotest files.  Included from tests/automake.mk by
-# patches/0012-build-*.patch.
+# patches/0012-*.patch.
 TESTSUITE_AT += \
 	tests/iptun.at \
 	tests/iptun-macros.at \
