@@ -166,18 +166,37 @@ configure)
 
 export)
     out=${2:?export needs the patches directory}
-    # Each edited file goes into the newest patch that already touches it;
-    # a file that no patch touches needs a commit (with a message) of its
-    # own in the stage, made by the developer.
+    # An edited file that one patch touches goes into that patch.  One
+    # that several patches touch goes into none by itself (the newest is
+    # not always the topic, and a series cut by file grows that way): the
+    # developer names the topic with "commit --fixup", which the rebase
+    # below squashes.  A file that no patch touches needs a commit (with a
+    # message) of its own in the stage.
+    nl='
+'
     orphans=
+    shared=
     for f in $(sgit diff --name-only HEAD); do
-        c=$(sgit log -1 --format=%H pristine..HEAD -- "$f")
-        if test -z "$c"; then
-            orphans="$orphans $f"
-            continue
-        fi
-        sgit commit -q --fixup="$c" -- "$f"
+        commits=$(sgit log --format=%H pristine..HEAD -- "$f")
+        case $commits in
+        '')
+            orphans="$orphans $f" ;;
+        *"$nl"*)
+            shared="$shared$nl  $f:$nl$(sgit log --format='    %h %s' \
+                                          pristine..HEAD -- "$f")" ;;
+        *)
+            sgit commit -q --fixup="$commits" -- "$f" ;;
+        esac
     done
+    if test -n "$shared"; then
+        echo "$0: these edited files are in several patches; commit each" \
+             "edit as a fixup of its topic:$shared" >&2
+        echo "for example:" >&2
+        echo "  git --git-dir=$GITDIR --work-tree=$SRC commit" \
+             "--fixup=COMMIT -p -- FILE" >&2
+        echo "then run 'make export-patches' again." >&2
+        exit 1
+    fi
     if test -n "$orphans"; then
         echo "$0: these edited files are in no patch yet:$orphans" >&2
         echo "commit them as a new topic, for example:" >&2
