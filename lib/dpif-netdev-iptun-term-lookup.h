@@ -413,14 +413,15 @@ iptun_term_inner_key_fill(uint64_t *w, const struct dp_packet *packet,
 }
 
 /* The second pass as miniflow_extract() would see it: 'packet' is the
- * inner IPv4 packet (packet type IPv4) that an ipip or fou pop left, with
- * the tunnel metadata of iptun_metadata_init() plus the outer addresses,
- * TOS, TTL, flags and (fou) UDP ports.  Fills 'key' and '*tcp_flags' and
- * returns the padding after the IPv4 datagram, or -1 if the cache does not
- * handle the packet: not TCP or UDP, options, a fragment, or a header that
- * miniflow_extract() would not parse in full.  Only for packets for which
- * iptun_term_inner_is_4in4() is true (the key holds IPv4 tunnel addresses);
- * the others take iptun_term_inner_any6_parse(). */
+ * inner IPv4 packet (packet type IPv4) that an ipip, fou or gue pop left,
+ * with the tunnel metadata of iptun_metadata_init() plus the outer
+ * addresses, TOS, TTL, flags and (fou, gue) UDP ports.  Fills 'key' and
+ * '*tcp_flags' and returns the padding after the IPv4 datagram, or -1 if
+ * the cache does not handle the packet: not TCP or UDP, options, a
+ * fragment, or a header that miniflow_extract() would not parse in full.
+ * Only for packets for which iptun_term_inner_is_4in4() is true (the key
+ * holds IPv4 tunnel addresses); the others take
+ * iptun_term_inner_any6_parse(). */
 static inline int
 iptun_term_inner_4in4_parse(const struct dp_packet *packet,
                             struct iptun_term_inner_4in4_key *key,
