@@ -113,6 +113,8 @@ select_tests () {
 # failed first are listed in $1.rechecked.
 collect_results () {
     name=$1 status=$2
+    # The tier's time, for a reader of CI's output ("time: NAME N s").
+    echo "time: $name $(($(date +%s) - tier_started)) s"
     sed 's/\x1b\[[0-9;]*m//g; s/\r$//' "$log_dir/$name.log" \
         | grep -aE '^ *[0-9]+: .* (ok|FAILED \(.*\)|skipped \(.*\)|expected failure)$' \
         > "$log_dir/$name.all"
@@ -151,7 +153,8 @@ collect_results () {
 # are network namespaces of its own), by calling the testsuite as that
 # target does.
 run_guest () {
-    local name=$1 kw=$2 guest_flags modroot kver
+    local name=$1 kw=$2 guest_flags modroot kver tier_started
+    tier_started=$(date +%s)
     guest_flags="$FLAGS" IPTUN_CHECK_PARALLEL=
     case " $FLAGS " in
     *" -k "*) ;;
@@ -225,6 +228,7 @@ run_guest () {
 run_suite () {
     target=$1 name=$2
     shift 2
+    tier_started=$(date +%s)
     echo "=== $name: make $target TESTSUITEFLAGS='$FLAGS $*'"
     $MAKE -C "$OVS_BUILDDIR" "$target" TESTSUITEFLAGS="$FLAGS $*" \
         RECHECK="${RECHECK:-no}" > "$log_dir/$name.log" 2>&1
