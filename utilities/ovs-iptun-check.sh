@@ -219,7 +219,30 @@ run_guest () {
                 keep_log 2
             fi
             exit $rc' > "$log_dir/$name.log" 2>&1
-    collect_results "$name" $?
+    status=$?
+    slowest "$name" "$log_dir/$name"/testsuite-*.log
+    collect_results "$name" $status
+}
+
+# slowest NAME LOG...: prints the five tests of tier NAME whose own
+# processes (the commands it waits for, not its daemons) took the most CPU
+# time, user + system as autotest's testsuite.log records it for each
+# test, for a reader of CI's output ("slowest: NAME N s: TEST").
+slowest () {
+    name=$1
+    shift
+    cat "$@" 2>/dev/null | awk -v name="$name" '
+        /^[0-9]+\. .*: (ok|FAILED|expected failure).*\([0-9]+m[0-9.]+s [0-9]+m[0-9.]+s\)$/ {
+            t = $0
+            sub(/^.*\(/, "", t)
+            split(t, f, /[ms) ]+/)
+            cpu = f[1] * 60 + f[2] + f[3] * 60 + f[4]
+            test = $0
+            sub(/ *\([0-9]+m.*$/, "", test)
+            printf "%.1f %s\n", cpu, test
+        }' | sort -rn | head -5 | while read -r cpu test; do
+            echo "slowest: $name $cpu s: $test"
+        done
 }
 
 # Runs "make $1 TESTSUITEFLAGS=..." with the given test selection;
@@ -233,6 +256,10 @@ run_suite () {
     $MAKE -C "$OVS_BUILDDIR" "$target" TESTSUITEFLAGS="$FLAGS $*" \
         RECHECK="${RECHECK:-no}" > "$log_dir/$name.log" 2>&1
     status=$?
+    case $target in
+    check) slowest "$name" "$OVS_BUILDDIR/tests/testsuite.log" ;;
+    *) slowest "$name" "$OVS_BUILDDIR/tests/system-userspace-testsuite.log" ;;
+    esac
     # The unit tier runs the testsuite twice: keep the failed tests' logs
     # of each run.
     if test $status != 0 && test "$target" = check; then
