@@ -152,8 +152,8 @@ check_iptun_options(const char *name, const char *type,
                       "IPv4 or 41 for IPv6 inside)\n", name, ipproto);
         err = EINVAL;
     } else if (!strcmp(type, "fou")) {
-        tnl_cfg->payload_ethertype = htons(ipproto && !strcmp(ipproto, "41")
-                                           ? ETH_TYPE_IPV6 : ETH_TYPE_IP);
+        tnl_cfg->fou_ipproto = (ipproto && !strcmp(ipproto, "41")
+                                ? IPPROTO_IPV6 : IPPROTO_IPIP);
     }
 
     /* ...and reads the mark with strtoul(), as 0 if it is not a number. */
@@ -266,14 +266,13 @@ check_fou_ipproto(const struct netdev *dev, const char *type,
 {
     if (strcmp(type, "fou") || strcmp(other_type, "fou")
         || other_cfg->dst_port != tnl_cfg->dst_port
-        || other_cfg->payload_ethertype == tnl_cfg->payload_ethertype) {
+        || other_cfg->fou_ipproto == tnl_cfg->fou_ipproto) {
         return 0;
     }
     ds_put_format(errors, "%s: fou port %s carries ipproto %d on UDP port "
                   "%"PRIu16" (a fou UDP port carries one inner protocol)\n",
                   netdev_get_name(dev), netdev_get_name(other),
-                  other_cfg->payload_ethertype == htons(ETH_TYPE_IPV6)
-                  ? IPPROTO_IPV6 : IPPROTO_IPIP, ntohs(tnl_cfg->dst_port));
+                  other_cfg->fou_ipproto, ntohs(tnl_cfg->dst_port));
     return EEXIST;
 }
 
@@ -371,7 +370,7 @@ netdev_iptun_check_config(const struct netdev *dev, const struct smap *args,
 uint8_t
 netdev_fou_ipproto(const struct netdev_tunnel_config *tnl_cfg)
 {
-    return (tnl_cfg && tnl_cfg->payload_ethertype == htons(ETH_TYPE_IPV6)
+    return (tnl_cfg && tnl_cfg->fou_ipproto == IPPROTO_IPV6
             ? IPPROTO_IPV6 : IPPROTO_IPIP);
 }
 
