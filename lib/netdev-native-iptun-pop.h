@@ -27,13 +27,30 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "csum.h"
 #include "dp-packet.h"
 #include "packets.h"
 
 /* Returns true if the UDP checksum of 'udp' ('len' bytes, behind the IPv4
  * or IPv6 header 'l3') is correct. */
-bool netdev_iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
-                              unsigned int len);
+static inline bool
+iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
+                  unsigned int len)
+{
+    const struct ip_header *ip = l3;
+    uint32_t partial = 0;
+
+    if (IP_VER(ip->ip_ihl_ver) == 6) {
+        return !packet_csum_upperlayer6(l3, udp, IPPROTO_UDP, len);
+    }
+    /* Not packet_csum_pseudoheader(): the UDP length, not the IPv4 payload
+     * length, as Linux's udp_rcv() sums it. */
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
+    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
+    partial = csum_add16(partial, htons(IPPROTO_UDP));
+    partial = csum_add16(partial, htons(len));
+    return !csum_finish(csum_continue(partial, udp, len));
+}
 
 /* pkt_metadata_init_tnl() without zeroing the conntrack original tuple
  * (md->cacheline1, which nothing reads while ct_state is 0, as
@@ -122,8 +139,7 @@ iptun_pop_known_ok(const struct dp_packet *packet)
         const struct udp_header *udp = (const void *) (outer + 1);
 
         return (!udp->udp_csum || dp_packet_l4_checksum_valid(packet)
-                || netdev_iptun_udp_csum_ok(outer, udp,
-                                            ntohs(udp->udp_len)));
+                || iptun_udp_csum_ok(outer, udp, ntohs(udp->udp_len)));
     }
     return true;
 }

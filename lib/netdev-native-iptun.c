@@ -799,25 +799,6 @@ netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
     iptun_set_flow_label(packet, data);
 }
 
-bool
-netdev_iptun_udp_csum_ok(const void *l3, const struct udp_header *udp,
-                         unsigned int len)
-{
-    const struct ip_header *ip = l3;
-    uint32_t partial = 0;
-
-    if (IP_VER(ip->ip_ihl_ver) == 6) {
-        return !packet_csum_upperlayer6(l3, udp, IPPROTO_UDP, len);
-    }
-    /* Not packet_csum_pseudoheader(): the UDP length, not the IPv4 payload
-     * length, as Linux's udp_rcv() sums it. */
-    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_src));
-    partial = csum_add32(partial, get_16aligned_be32(&ip->ip_dst));
-    partial = csum_add16(partial, htons(IPPROTO_UDP));
-    partial = csum_add16(partial, htons(len));
-    return !csum_finish(csum_continue(partial, udp, len));
-}
-
 /* Why iptun_pop_udp() did not return a UDP header. */
 enum iptun_udp_drop {
     IPTUN_UDP_HELD,             /* An outer fragment, kept for reassembly. */
@@ -876,7 +857,7 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
 
     if (udp->udp_csum) {
         if (!dp_packet_l4_checksum_valid(packet)
-            && !netdev_iptun_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
+            && !iptun_udp_csum_ok(dp_packet_l3(packet), udp, len)) {
             VLOG_WARN_RL(&err_rl, "%s: dropping packet with a bad UDP "
                          "checksum", iptun_type_name(type));
             *why = IPTUN_UDP_BAD_CSUM;
