@@ -229,9 +229,9 @@ run_guest () {
 # time, user + system as autotest's testsuite.log records it for each
 # test, for a reader of CI's output ("slowest: NAME N s: TEST").
 slowest () {
-    name=$1
+    slowest_tier=$1
     shift
-    cat "$@" 2>/dev/null | awk -v name="$name" '
+    cat "$@" 2>/dev/null | awk '
         /^[0-9]+\. .*: (ok|FAILED|expected failure).*\([0-9]+m[0-9.]+s [0-9]+m[0-9.]+s\)$/ {
             t = $0
             sub(/^.*\(/, "", t)
@@ -241,7 +241,7 @@ slowest () {
             sub(/ *\([0-9]+m.*$/, "", test)
             printf "%.1f %s\n", cpu, test
         }' | sort -rn | head -5 | while read -r cpu test; do
-            echo "slowest: $name $cpu s: $test"
+            echo "slowest: $slowest_tier $cpu s: $test"
         done
 }
 
