@@ -40,6 +40,9 @@ COVERAGE_DEFINE(gro_merged);
 COVERAGE_DEFINE(gro_packets);
 /* Segments not merged because their IPv4 or TCP checksum was bad. */
 COVERAGE_DEFINE(gro_bad_csum);
+/* Held packets ended early by a packet of their connection or addresses
+ * that did not continue them (Linux's flush). */
+COVERAGE_DEFINE(gro_flushed);
 
 static atomic_bool gro_enabled = false;
 
@@ -78,7 +81,17 @@ struct gro_held {
 struct gro_batch {
     struct gro_held held[NETDEV_MAX_BURST];
     size_t n_held;
+    struct dp_packet_gro_stats *stats;
 };
+
+/* Ends 'h', still open, before the end of its batch. */
+static void
+gro_flush(struct gro_batch *gb, struct gro_held *h)
+{
+    h->open = false;
+    gb->stats->flushed++;
+    COVERAGE_INC(gro_flushed);
+}
 
 void
 dp_packet_gro_set_config(const struct smap *other_config)
@@ -437,32 +450,35 @@ gro_close_addresses(struct gro_batch *gb, struct dp_packet *pkt)
 
             if (size >= l3 + IPV6_HEADER_LEN
                 && !memcmp(data + l3 + o, hl3 + o, 32)) {
-                h->open = false;
+                gro_flush(gb, h);
             }
         } else {
             size_t o = offsetof(struct ip_header, ip_src);
 
             if (size >= l3 + IP_HEADER_LEN
                 && !memcmp(data + l3 + o, hl3 + o, 8)) {
-                h->open = false;
+                gro_flush(gb, h);
             }
         }
     }
 }
 
-/* Merges the TCP segments of 'batch' as described in dp-packet-gro.h.
- * Returns the number of packets that merged into others (and left the
- * batch). */
+/* Merges the TCP segments of 'batch' as described in dp-packet-gro.h and
+ * says what it did in '*stats'.  Returns the number of packets that merged
+ * into others (and left the batch). */
 size_t
-dp_packet_gro_batch(struct dp_packet_batch *batch)
+dp_packet_gro_batch(struct dp_packet_batch *batch,
+                    struct dp_packet_gro_stats *stats)
 {
     size_t n = dp_packet_batch_size(batch), k = 0, i;
     struct gro_batch gb;
 
+    memset(stats, 0, sizeof *stats);
     if (n < 2) {
         return 0;
     }
     gb.n_held = 0;
+    gb.stats = stats;
     for (i = 0; i < n; i++) {
         struct dp_packet *pkt = batch->packets[i];
         struct gro_held *h;
@@ -477,14 +493,15 @@ dp_packet_gro_batch(struct dp_packet_batch *batch)
             if (gro_csum_ok(&seg)) {
                 gro_merge(batch, h, &seg);
                 dp_packet_delete(pkt);
+                stats->merged++;
                 continue;
             }
             COVERAGE_INC(gro_bad_csum);
-            h->open = false;
+            gro_flush(&gb, h);
             goto keep;
         }
         if (h) {
-            h->open = false;
+            gro_flush(&gb, h);
         }
         if (gro_may_hold(&seg)) {
             if (gro_csum_ok(&seg)) {
@@ -499,6 +516,7 @@ keep:
     for (i = 0; i < gb.n_held; i++) {
         if (gb.held[i].n_segs > 1) {
             gro_finish(&gb.held[i]);
+            stats->packets++;
         }
     }
     batch->count = k;

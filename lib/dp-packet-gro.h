@@ -64,6 +64,17 @@ struct smap;
 void dp_packet_gro_set_config(const struct smap *other_config);
 bool dp_packet_gro_enabled(void);
 
-size_t dp_packet_gro_batch(struct dp_packet_batch *);
+/* What one dp_packet_gro_batch() did, for the caller's statistics
+ * (pmd-perf-show's "GRO" lines). */
+struct dp_packet_gro_stats {
+    unsigned int merged;        /* Segments merged into the one before. */
+    unsigned int packets;       /* Packets made of two or more segments. */
+    unsigned int flushed;       /* Held packets ended early, Linux's flush:
+                                 * by a packet of their connection or
+                                 * addresses that did not continue them. */
+};
+
+size_t dp_packet_gro_batch(struct dp_packet_batch *,
+                           struct dp_packet_gro_stats *);
 
 #endif /* dp-packet-gro.h */
