@@ -160,7 +160,7 @@ iptun_reass_xlate_later_frag(struct ofpbuf *odp_actions,
         if (tnl_port_map_lookup(&f, wc) == ports[i].odp_port) {
             struct flow_tnl set;
 
-            /* Tells the pop which UDP port the copy is for. */
+            /* Tells the reassembly step which UDP port the copy is for. */
             memset(&set, 0, sizeof set);
             if (ipv6) {
                 set.ipv6_dst = flow->ipv6_dst;
@@ -341,30 +341,18 @@ reass_build(struct reass_dgram *d, const struct dp_packet *last)
     return pkt;
 }
 
-/* iptun_reass_take_consumed(). */
-DEFINE_STATIC_PER_THREAD_DATA(unsigned int, consumed, 0);
-
-unsigned int
-iptun_reass_take_consumed(void)
-{
-    unsigned int *consumed = consumed_get();
-    unsigned int n = *consumed;
-
-    *consumed = 0;
-    return n;
-}
-
-struct dp_packet *
+enum iptun_reass_result
 iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
-                ovs_be16 copy_port)
+                ovs_be16 copy_port, struct dp_packet **wholep)
 {
     const uint8_t *l3 = dp_packet_l3(frag);
-    /* The pops trimmed 'frag' to its outer datagram: all that follows the
+    /* The step trimmed 'frag' to its outer datagram: all that follows the
      * outer header's start is the datagram.  (Not dp_packet_l3_size(),
      * which would also take off the Ethernet padding that the receive
      * side's parse counted before the trim.) */
     uint32_t l3_size = dp_packet_size(frag) - frag->l3_ofs;
     uint32_t data_ofs = l3 - (const uint8_t *) dp_packet_data(frag);
+    enum iptun_reass_result result = IPTUN_REASS_DROPPED;
     struct dp_packet *whole = NULL;
     struct reass_key key;
     uint32_t start, len, end, hdr_len, hash;
@@ -443,7 +431,7 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
          * iptun_reass_xlate_later_frag()): not ours unless its datagram's
          * first fragment came through this port's pop before. */
         COVERAGE_INC(iptun_reass_unclaimed);
-        (*consumed_get())++;
+        result = IPTUN_REASS_KEPT;
         dp_packet_delete(frag);
         goto out;
     }
@@ -527,8 +515,9 @@ iptun_reass_add(struct dp_packet *frag, unsigned int frag_ofs,
         whole = reass_build(d, frag);
         COVERAGE_INC(iptun_reass_done);
         reass_destroy(d);
+        result = IPTUN_REASS_DONE;
     } else {
-        (*consumed_get())++;
+        result = IPTUN_REASS_KEPT;
     }
     goto out;
 
@@ -539,12 +528,14 @@ bad:
     reass_destroy(d);
 out:
     ovs_mutex_unlock(&mutex);
-    return whole;
+    *wholep = whole;
+    return result;
 
 truncated:
-    /* The pops check the outer header first: not expected. */
+    /* The step checks the outer header first: not expected. */
     COVERAGE_INC(iptun_reass_bad);
     VLOG_WARN_RL(&rl, "dropping a truncated outer fragment");
     dp_packet_delete(frag);
-    return NULL;
+    *wholep = NULL;
+    return IPTUN_REASS_DROPPED;
 }

@@ -23,9 +23,13 @@
  * packets that a sender without DF, or an IPv6 sender, fragmented after
  * encapsulating.
  *
- * The ipip and fou pops hand each outer fragment to iptun_reass_add(), which
- * keeps it until its datagram is complete and then returns the whole
- * datagram, as if it had arrived unfragmented.  As Linux (RFC 791, RFC 8200,
+ * Reassembly is a step of its own before the pop, as lib/ipf.c's is before
+ * conntrack: netdev_iptun_reass_batch() (netdev-native-iptun.c), which the
+ * datapath runs on a batch before the pop of an ipip, fou or gue port,
+ * checks each outer fragment's header as the pop would and hands it to
+ * iptun_reass_add(), which keeps it until its datagram is complete and then
+ * returns the whole datagram, to be popped as if it had arrived
+ * unfragmented.  As Linux (RFC 791, RFC 8200,
  * RFC 5722): fragments are grouped by source, destination, identification
  * (and, for IPv4, protocol); a fragment that overlaps another one discards
  * the whole datagram, an exact duplicate is dropped alone; a datagram not
@@ -43,8 +47,8 @@
  * fragment (whose flow names no protocol: the parse ends at the fragment
  * header) could be the host's: it goes where the bridge sends it, usually
  * to the host, and a copy goes to the pop of each port that could take it
- * (iptun_reass_xlate_later_frag()), which keeps it if its datagram's first
- * fragment came through that port.  So fou datagrams and outer IPv6 ones
+ * (iptun_reass_xlate_later_frag()), whose reassembly step keeps it if its
+ * datagram's first fragment came through that port.  So fou datagrams and outer IPv6 ones
  * are reassembled if their first fragment comes first, as senders send
  * them; ipip's over IPv4 in any order.
  *
@@ -67,23 +71,29 @@ struct flow_wildcards;
 struct ofpbuf;
 struct smap;
 
+/* What iptun_reass_add() did with a fragment. */
+enum iptun_reass_result {
+    IPTUN_REASS_DONE,           /* It completed its datagram. */
+    IPTUN_REASS_KEPT,           /* Kept for its datagram, or a copy of a
+                                 * later fragment that no port claimed (the
+                                 * host got the packet too): not lost, not a
+                                 * pop error (datapath_drop_tunnel_pop_error).
+                                 */
+    IPTUN_REASS_DROPPED,        /* Dropped, counted and logged. */
+};
+
 /* Takes the outer fragment 'frag', whose outer IPv4 header (or IPv6 header
  * and extension headers up to the fragment header, which starts 'frag_ofs'
  * bytes after the IPv6 header's start) has been checked.  'copy_port' is 0
- * for the ipip pop and, for the fou and gue pops, the UDP port that the
- * translation gave a copy of a later fragment (0 for another packet).
- * Returns NULL if it was kept or dropped, or the complete datagram, a new
- * packet with the metadata of 'frag' and no fragment header (outer IPv4:
- * fragment offset and MF clear, IPv6: the fragment header removed). */
-struct dp_packet *iptun_reass_add(struct dp_packet *frag,
-                                  unsigned int frag_ofs, ovs_be16 copy_port);
-
-/* The outer fragments that iptun_reass_add() took in this thread since the
- * last call without losing them: kept for their datagram, or copies of
- * later fragments that no port claimed (the host got the packet too).
- * They leave the pop's batch as dropped packets do; the datapath does not
- * count them as pop errors (datapath_drop_tunnel_pop_error). */
-unsigned int iptun_reass_take_consumed(void);
+ * for an ipip port and, for fou and gue, the UDP port that the translation
+ * gave a copy of a later fragment (0 for another packet).  For
+ * IPTUN_REASS_DONE, stores in '*whole' the complete datagram, a new packet
+ * with the metadata of 'frag' and no fragment header (outer IPv4: fragment
+ * offset and MF clear, IPv6: the fragment header removed); otherwise NULL. */
+enum iptun_reass_result iptun_reass_add(struct dp_packet *frag,
+                                        unsigned int frag_ofs,
+                                        ovs_be16 copy_port,
+                                        struct dp_packet **whole);
 
 /* Called by the translation of a packet that no tunnel port terminates:
  * if it is a later outer fragment that an ipip or fou port could take (see

@@ -246,14 +246,13 @@ iptun_pop_outer6(struct dp_packet *packet, enum iptun_type type,
  * IPv6 header (iptun_pop_outer6()).  Options are skipped, as Linux's
  * ipip and fou (and so the kernel datapath) skip them; OVS's own tunnels
  * drop such packets in the userspace datapath.  An outer fragment (which
- * tnl-ports and the translation hand to ipip and fou too, see
+ * tnl-ports and the translation hand to ipip, fou and gue too, see
  * lib/iptun-reass.h) returns with '*proto' IPPROTO_FRAGMENT: the IPv4
- * payload or the IPv6 fragment header, and, if 'copy_port' is nonnull, with
- * the UDP port that a fou pop's copy of it is for in '*copy_port'. */
+ * payload or the IPv6 fragment header (the reassembly step,
+ * netdev_iptun_reass(), takes it before the pop). */
 static void *
 iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
-                unsigned int *hlen, unsigned int *l4_len, uint8_t *proto,
-                ovs_be16 *copy_port)
+                unsigned int *hlen, unsigned int *l4_len, uint8_t *proto)
 {
     const struct ip_header *outer = dp_packet_l3(packet);
     /* The usual packet: a 20-byte header with a right checksum and a total
@@ -264,13 +263,6 @@ iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
                   && !IP_IS_FRAGMENT(outer->ip_frag_off));
     void *l4;
 
-    if (OVS_UNLIKELY(!usual) && copy_port) {
-        /* The UDP port that a copy of a later outer fragment is for, before
-         * the metadata that says it goes (iptun_reass_xlate_later_frag()):
-         * a packet from a port has no tunnel destination. */
-        *copy_port = (flow_tnl_dst_is_set(&packet->md.tunnel)
-                      ? packet->md.tunnel.tp_dst : 0);
-    }
     iptun_metadata_init(&packet->md);
 
     if (OVS_LIKELY(usual)) {
@@ -311,36 +303,15 @@ iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
     return l4;
 }
 
-/* For an outer fragment '*packetp' for which iptun_pop_outer() returned
- * 'l4' (and '*proto' IPPROTO_FRAGMENT): hands it to iptun_reass_add() with
- * 'copy_port'.  Sets '*packetp' to NULL while its datagram is not complete
- * (the fragment was kept, or dropped and counted there).  Then the datagram,
- * which is no fragment (the reassembly cleared the IPv4 fragment fields or
- * removed the IPv6 fragment header), replaces it in '*packetp' and takes
- * the path of an unfragmented packet: returns what iptun_pop_outer()
- * returns for it, or NULL (with '*packetp' for the caller to drop) if it is
- * not good. */
-static void *
-iptun_pop_outer_reass(struct dp_packet **packetp, void *l4,
-                      enum iptun_type type, unsigned int *hlen,
-                      unsigned int *l4_len, uint8_t *proto, ovs_be16 copy_port)
+/* Logs the drop of an outer fragment that reached the pop of a 'type'
+ * port: the reassembly step (netdev_iptun_reass()) takes every one before
+ * the pop, and the datagrams it completes have no fragment header left, so
+ * this is an IPv6 datagram that had two. */
+static void
+iptun_pop_log_fragment(enum iptun_type type)
 {
-    struct dp_packet *packet = *packetp;
-
-    packet = iptun_reass_add(packet,
-                             (char *) l4 - (char *) dp_packet_l3(packet),
-                             copy_port);
-    *packetp = packet;
-    if (!packet) {
-        return NULL;
-    }
-    l4 = iptun_pop_outer(packet, type, hlen, l4_len, proto, NULL);
-    if (l4 && *proto == IPPROTO_FRAGMENT) {
-        VLOG_WARN_RL(&err_rl, "%s: dropping packet with two outer IPv6 "
-                     "fragment headers", iptun_type_name(type));
-        l4 = NULL;
-    }
-    return l4;
+    VLOG_WARN_RL(&err_rl, "%s: dropping packet with two outer IPv6 "
+                 "fragment headers", iptun_type_name(type));
 }
 
 /* Makes 'packet' the inner IPv4 packet at offset 'hlen', of 'len' bytes.
@@ -682,9 +653,8 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
  * addresses, TOS and TTL in its tunnel metadata and marks it as an IPv4
  * (protocol 4) or IPv6 (protocol 41) packet.  Frees 'packet' and returns
  * NULL if the outer header is not a good IPv4 header or if what follows it
- * is not a consistent packet of the protocol's IP version.  An outer
- * fragment goes to iptun_reass_add(): NULL until its datagram is complete,
- * then the datagram's inner packet. */
+ * is not a consistent packet of the protocol's IP version.  (Outer
+ * fragments went to the reassembly step before, netdev_iptun_reass().) */
 struct dp_packet *
 netdev_ipip_pop_header(struct dp_packet *packet)
 {
@@ -693,13 +663,10 @@ netdev_ipip_pop_header(struct dp_packet *packet)
     void *l4;
     bool ok;
 
-    l4 = iptun_pop_outer(packet, IPTUN_IPIP, &hlen, &len, &proto, NULL);
+    l4 = iptun_pop_outer(packet, IPTUN_IPIP, &hlen, &len, &proto);
     if (OVS_UNLIKELY(l4 && proto == IPPROTO_FRAGMENT)) {
-        l4 = iptun_pop_outer_reass(&packet, l4, IPTUN_IPIP, &hlen, &len,
-                                   &proto, 0);
-        if (!packet) {
-            return NULL;
-        }
+        iptun_pop_log_fragment(IPTUN_IPIP);
+        l4 = NULL;
     }
     if (!l4) {
         COVERAGE_INC(ipip_pop_bad_outer);
@@ -801,48 +768,39 @@ netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
 
 /* Why iptun_pop_udp() did not return a UDP header. */
 enum iptun_udp_drop {
-    IPTUN_UDP_HELD,             /* An outer fragment, kept for reassembly. */
     IPTUN_UDP_BAD_OUTER,        /* Bad outer IPv4 or IPv6 header. */
     IPTUN_UDP_BAD_LEN,          /* UDP length does not fit. */
     IPTUN_UDP_BAD_CSUM,         /* Wrong nonzero UDP checksum. */
 };
 
 /* The outer part of fou's and gue's pop: checks the outer IPv4 or IPv6 and
- * UDP headers of '*packetp' (reassembling outer fragments first), records
+ * UDP headers of 'packet', records
  * the outer addresses, TOS, TTL and UDP ports (and whether it had a
  * checksum) in its tunnel metadata and returns the UDP header, with the
  * length of the headers up to it in '*hlen' and the UDP length in
  * '*udp_len'.  Returns NULL with the reason in '*why' if the packet is not
  * good: UDP length larger than the IP payload or smaller than the UDP
  * header, a nonzero UDP checksum that is wrong (a zero checksum means none,
- * over IPv6 too, as Linux's fou and gue accept it).  For IPTUN_UDP_HELD,
- * '*packetp' is NULL; otherwise the caller drops '*packetp'. */
+ * over IPv6 too, as Linux's fou and gue accept it); the caller drops
+ * 'packet'. */
 static inline ALWAYS_INLINE const struct udp_header *
-iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
+iptun_pop_udp(struct dp_packet *packet, enum iptun_type type,
               unsigned int *hlen, unsigned int *udp_len,
               enum iptun_udp_drop *why)
 {
     const struct udp_header *udp;
-    struct dp_packet *packet;
     unsigned int l4_len, len;
-    ovs_be16 copy_port = 0;
     uint8_t proto;
 
-    udp = iptun_pop_outer(*packetp, type, hlen, &l4_len, &proto, &copy_port);
+    udp = iptun_pop_outer(packet, type, hlen, &l4_len, &proto);
     if (OVS_UNLIKELY(udp && proto == IPPROTO_FRAGMENT)) {
-        udp = iptun_pop_outer_reass(packetp, (void *) udp, type, hlen,
-                                    &l4_len, &proto, copy_port);
-        if (!*packetp) {
-            *why = IPTUN_UDP_HELD;
-            return NULL;
-        }
+        iptun_pop_log_fragment(type);
+        udp = NULL;
     }
     if (!udp) {
         *why = IPTUN_UDP_BAD_OUTER;
         return NULL;
     }
-    /* (Of the reassembled datagram if it was a fragment.) */
-    packet = *packetp;
 
     /* As Linux's udp_rcv(): a UDP length beyond the IPv4 payload is an
      * error, a shorter one trims the payload. */
@@ -871,8 +829,7 @@ iptun_pop_udp(struct dp_packet **packetp, enum iptun_type type,
 }
 
 /* Counts in TYPE's coverage counters (TYPE_pop_bad_outer, _bad_udp_len,
- * _bad_udp_csum) why iptun_pop_udp() refused a packet ('why', not
- * IPTUN_UDP_HELD). */
+ * _bad_udp_csum) why iptun_pop_udp() refused a packet ('why'). */
 #define IPTUN_POP_UDP_COUNT(TYPE, WHY)                                   \
     ((WHY) == IPTUN_UDP_BAD_OUTER ? COVERAGE_INC(TYPE##_pop_bad_outer)   \
      : (WHY) == IPTUN_UDP_BAD_LEN ? COVERAGE_INC(TYPE##_pop_bad_udp_len) \
@@ -901,10 +858,7 @@ netdev_fou_pop_header(struct dp_packet *packet)
     enum iptun_udp_drop why;
     unsigned int hlen, udp_len;
 
-    if (!iptun_pop_udp(&packet, IPTUN_FOU, &hlen, &udp_len, &why)) {
-        if (why == IPTUN_UDP_HELD) {
-            return NULL;
-        }
+    if (!iptun_pop_udp(packet, IPTUN_FOU, &hlen, &udp_len, &why)) {
         IPTUN_POP_UDP_COUNT(fou, why);
         goto drop;
     }
@@ -1119,11 +1073,8 @@ netdev_gue_pop_header(struct dp_packet *packet)
     const uint8_t *gue;
     bool remcsum, ok;
 
-    udp = iptun_pop_udp(&packet, IPTUN_GUE, &hlen, &udp_len, &why);
+    udp = iptun_pop_udp(packet, IPTUN_GUE, &hlen, &udp_len, &why);
     if (!udp) {
-        if (why == IPTUN_UDP_HELD) {
-            return NULL;
-        }
         IPTUN_POP_UDP_COUNT(gue, why);
         goto drop;
     }
@@ -1186,4 +1137,114 @@ netdev_gue_pop_header(struct dp_packet *packet)
 drop:
     dp_packet_delete(packet);
     return NULL;
+}
+
+/* The reassembly step. */
+
+/* True if 'packet', received on an ipip, fou or gue port, is an outer
+ * fragment: an IPv4 fragment, or an IPv6 packet with a fragment header
+ * after the options and routing headers that the pop skips.  Looks, does
+ * not check: the pop checks the headers of what is not a fragment. */
+static inline bool
+iptun_is_outer_fragment(const struct dp_packet *packet)
+{
+    const uint8_t *l3 = dp_packet_l3(packet);
+    const struct ovs_16aligned_ip6_hdr *ip6;
+    uint32_t size, ofs;
+    uint8_t nxt;
+
+    if (!l3 || (size = dp_packet_l3_size(packet)) < IP_HEADER_LEN) {
+        return false;
+    }
+    if (IP_VER(l3[0]) == 4) {
+        const struct ip_header *ip = (const void *) l3;
+
+        return IP_IS_FRAGMENT(ip->ip_frag_off);
+    }
+    if (IP_VER(l3[0]) != 6 || size < IPV6_HEADER_LEN) {
+        return false;
+    }
+    ip6 = (const void *) l3;
+    nxt = ip6->ip6_nxt;
+    for (ofs = IPV6_HEADER_LEN;
+         (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS
+          || nxt == IPPROTO_ROUTING) && ofs + 8 <= size;
+         ofs += (l3[ofs + 1] + 1) * 8) {
+        nxt = l3[ofs];
+    }
+    return nxt == IPPROTO_FRAGMENT;
+}
+
+struct dp_packet *
+netdev_iptun_reass(enum iptun_type type, struct dp_packet *packet,
+                   bool *kept)
+{
+    unsigned int hlen, l4_len;
+    struct dp_packet *whole;
+    ovs_be16 copy_port;
+    uint8_t proto;
+    void *l4;
+
+    *kept = false;
+    if (OVS_LIKELY(!iptun_is_outer_fragment(packet))) {
+        return packet;
+    }
+    /* The UDP port that a copy of a later outer fragment is for, before
+     * the pop's metadata reset (iptun_reass_xlate_later_frag()): a packet
+     * from a port has no tunnel destination. */
+    copy_port = (type != IPTUN_IPIP && flow_tnl_dst_is_set(&packet->md.tunnel)
+                 ? packet->md.tunnel.tp_dst : 0);
+    /* The fragment's outer header checked, as the pop checks it. */
+    l4 = iptun_pop_outer(packet, type, &hlen, &l4_len, &proto);
+    if (!l4 || proto != IPPROTO_FRAGMENT) {
+        if (type == IPTUN_IPIP) {
+            COVERAGE_INC(ipip_pop_bad_outer);
+        } else if (type == IPTUN_FOU) {
+            COVERAGE_INC(fou_pop_bad_outer);
+        } else {
+            COVERAGE_INC(gue_pop_bad_outer);
+        }
+        dp_packet_delete(packet);
+        return NULL;
+    }
+    switch (iptun_reass_add(packet, (char *) l4 - (char *) dp_packet_l3(packet),
+                            copy_port, &whole)) {
+    case IPTUN_REASS_DONE:
+        return whole;
+    case IPTUN_REASS_KEPT:
+        *kept = true;
+        return NULL;
+    case IPTUN_REASS_DROPPED:
+    default:
+        return NULL;
+    }
+}
+
+size_t
+netdev_iptun_reass_batch(const struct netdev *netdev,
+                         struct dp_packet_batch *batch)
+{
+    size_t i, n = dp_packet_batch_size(batch), n_kept = 0;
+    struct dp_packet *packet;
+    enum iptun_type type;
+
+    for (i = 0; i < n; i++) {
+        if (OVS_UNLIKELY(iptun_is_outer_fragment(batch->packets[i]))) {
+            break;
+        }
+    }
+    if (OVS_LIKELY(i == n)
+        || !iptun_type_from_name(netdev_get_type(netdev), &type)) {
+        return 0;
+    }
+    DP_PACKET_BATCH_REFILL_FOR_EACH (i, n, packet, batch) {
+        bool kept;
+
+        packet = netdev_iptun_reass(type, packet, &kept);
+        n_kept += kept;
+        if (packet) {
+            dp_packet_batch_add(batch, packet);
+        }
+    }
+    return n_kept;
 }

@@ -41,11 +41,14 @@
  * they receive is never configured. */
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
+#include "iptun-ports.h"
 #include "openvswitch/types.h"
 
 struct dp_packet;
+struct dp_packet_batch;
 struct ds;
 struct flow;
 struct flow_wildcards;
@@ -78,6 +81,26 @@ int netdev_gue_build_header(const struct netdev *,
                             struct ovs_action_push_tnl *,
                             const struct netdev_tnl_build_header_params *);
 struct dp_packet *netdev_gue_pop_header(struct dp_packet *);
+
+/* Reassembly of outer fragments (lib/iptun-reass.h), the step that the
+ * userspace datapath runs on a batch before the pop of an ipip, fou or gue
+ * port 'netdev', as lib/ipf.c's runs before conntrack: hands each outer
+ * fragment of 'batch' whose outer header is good (the pop's checks) to
+ * iptun_reass_add() and puts the datagram it completes in its place, to be
+ * popped as if it had come whole.  Fragments kept for their datagram (and
+ * copies of later fragments that no port claimed) leave the batch; so do
+ * fragments dropped, counted as the pop counts its drops.  Returns the
+ * number kept, which the datapath does not count as pop errors.  Does
+ * nothing for another port, or a batch without a fragment. */
+size_t netdev_iptun_reass_batch(const struct netdev *,
+                                struct dp_packet_batch *);
+
+/* The same for one 'packet' received on a port of 'type' (enum iptun_type,
+ * lib/iptun-ports.h): returns 'packet' if it is no outer fragment, the
+ * complete datagram if it completed one, or NULL if it was kept ('*kept'
+ * true) or dropped. */
+struct dp_packet *netdev_iptun_reass(enum iptun_type, struct dp_packet *,
+                                     bool *kept);
 
 /* The pushes of ipip, fou and gue ports take an IPv4 or IPv6 packet, L3 or
  * Ethernet: an Ethernet packet's Ethernet header, VLAN tags included

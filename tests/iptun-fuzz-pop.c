@@ -19,8 +19,8 @@
  * fou, 2 gue),
  * the rest is an Ethernet frame.  The frame is parsed as the datapath's first
  * pass does (flow_extract() sets the header offsets that the pop functions
- * use), popped, and what a pop returns is parsed again, as the second pass
- * does. */
+ * use), goes through the reassembly step and is popped, and what a pop
+ * returns is parsed again, as the second pass does. */
 
 #include <config.h>
 #include "tests/oss-fuzz/fuzzer.h"
@@ -36,6 +36,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static bool initialized;
     struct dp_packet *packet;
     struct flow flow;
+    bool kept;
     int type;
 
     if (!initialized) {
@@ -52,6 +53,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pkt_metadata_init(&packet->md, 1);
     flow_extract(packet, &flow);
 
+    /* The reassembly step first, as the datapath runs it: an outer
+     * fragment is kept (until its datagram is complete, expires or
+     * overflows the reassembly's memory) or dropped here. */
+    packet = netdev_iptun_reass(type == 0 ? IPTUN_IPIP
+                                : type == 1 ? IPTUN_FOU : IPTUN_GUE,
+                                packet, &kept);
+    if (!packet) {
+        return 0;
+    }
     packet = (type == 0 ? netdev_ipip_pop_header(packet)
               : type == 1 ? netdev_fou_pop_header(packet)
               : netdev_gue_pop_header(packet));
