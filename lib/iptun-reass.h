@@ -48,9 +48,9 @@
  * header) could be the host's: it goes where the bridge sends it, usually
  * to the host, and a copy goes to the pop of each port that could take it
  * (iptun_reass_xlate_later_frag()), whose reassembly step keeps it if its
- * datagram's first fragment came through that port.  So fou datagrams and outer IPv6 ones
- * are reassembled if their first fragment comes first, as senders send
- * them; ipip's over IPv4 in any order.
+ * datagram's first fragment came through that port.  So fou datagrams and
+ * outer IPv6 ones are reassembled if their first fragment comes first, as
+ * senders send them; ipip's over IPv4 in any order.
  *
  * Why not upstream's lib/ipf.c: it serves conntrack.  It reassembles a ct
  * action's fragments only for conntrack to see the datagram, then sends the
