@@ -29,15 +29,14 @@
  * checks each outer fragment's header as the pop would and hands it to
  * iptun_reass_add(), which keeps it until its datagram is complete and then
  * returns the whole datagram, to be popped as if it had arrived
- * unfragmented.  As Linux (RFC 791, RFC 8200,
- * RFC 5722): fragments are grouped by source, destination, identification
- * (and, for IPv4, protocol); a fragment that overlaps another one discards
- * the whole datagram, an exact duplicate is dropped alone; a datagram not
- * completed in 30 s (IPv4) or 60 s (IPv6) is dropped; a datagram beyond
- * 65,535 bytes is dropped; fragments beyond a memory limit (4 MiB, as
- * Linux's ipfrag_high_thresh; other_config:iptun-reass-max-bytes) are
- * dropped.  Every drop is counted (coverage counters iptun_reass_*) and
- * logged.
+ * unfragmented.  As Linux (RFC 791, RFC 8200, RFC 5722): fragments are
+ * grouped by source, destination, identification (and, for IPv4,
+ * protocol); a fragment that overlaps another one discards the whole
+ * datagram, an exact duplicate is dropped alone; a datagram not completed
+ * in 30 s (IPv4) or 60 s (IPv6) is dropped; a datagram beyond 65,535 bytes
+ * is dropped; fragments beyond a memory limit (4 MiB, as Linux's
+ * ipfrag_high_thresh; other_config:iptun-reass-max-bytes) are dropped.
+ * Every drop is counted (coverage counters iptun_reass_*) and logged.
  *
  * Which fragments reach a pop is up to tnl-ports and the translation:
  * every outer IPv4 fragment of ipip names protocol 4 or 41, so tnl-ports
