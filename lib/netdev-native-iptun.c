@@ -1221,26 +1221,6 @@ netdev_iptun_reass(enum iptun_type type, struct dp_packet *packet,
     }
 }
 
-/* iptun_is_outer_fragment() in fewer instructions, for the look at every
- * packet of a batch: false only if 'packet' is no outer fragment. */
-static inline bool
-iptun_may_be_outer_fragment(const struct dp_packet *packet)
-{
-    const struct ip_header *ip = dp_packet_l3(packet);
-    uint8_t nxt;
-
-    if (!ip || dp_packet_size(packet) < packet->l3_ofs + 8) {
-        return false;
-    }
-    if (IP_VER(ip->ip_ihl_ver) == 4) {
-        return IP_IS_FRAGMENT(ip->ip_frag_off);
-    }
-    /* IPv6 (or not IP, which the pop drops): any extension header. */
-    nxt = ((const struct ovs_16aligned_ip6_hdr *) (const void *) ip)->ip6_nxt;
-    return (nxt == IPPROTO_FRAGMENT || nxt == IPPROTO_HOPOPTS
-            || nxt == IPPROTO_DSTOPTS || nxt == IPPROTO_ROUTING);
-}
-
 size_t
 netdev_iptun_reass_batch(const struct netdev *netdev,
                          struct dp_packet_batch *batch)
@@ -1250,7 +1230,7 @@ netdev_iptun_reass_batch(const struct netdev *netdev,
     enum iptun_type type;
 
     for (i = 0; i < n; i++) {
-        if (OVS_UNLIKELY(iptun_may_be_outer_fragment(batch->packets[i]))) {
+        if (OVS_UNLIKELY(iptun_is_outer_fragment(batch->packets[i]))) {
             break;
         }
     }
