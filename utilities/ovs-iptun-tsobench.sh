@@ -17,8 +17,11 @@
 # from /proc/PID/stat).  Then ipip and fou with TSO on (no aggregation) over a
 # jumbo underlay (MTU 9000, overlay 8900): the same bytes in packets 6.4
 # times larger, as if the receiver had merged every 6.4 segments before the
-# datapath, beside the aggregation's own figures.  The numbers swing with
-# the machine's load; compare within a run.
+# datapath, beside the aggregation's own figures.  And plain TCP, TSO off
+# and on: the same two hosts and veth, no tunnel (iperf3 between the
+# underlay addresses, through br-ul alone, its MTU 1400 as the overlay's):
+# what the tunnels' rates are set against.  The numbers swing with the
+# machine's load; compare within a run.
 
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
@@ -39,11 +42,12 @@ ticks () {
     awk '{print $14 + $15}' "/proc/$(cat "$IPTUN_DEMO_DIR/$1/ovs-vswitchd.pid")/stat"
 }
 
-# run STREAMS: "RATE A-TICKS B-TICKS" for one iperf3 run.
+# run STREAMS: "RATE A-TICKS B-TICKS" for one iperf3 run to b's overlay
+# address, or to TO if set (plain TCP: b's underlay address).
 run () {
     local a0 b0 rate
     a0=$(ticks a) b0=$(ticks b)
-    rate=$(iptun_iperf_rate tb-b 10.10.0.2 tb-a "$T" "$1")
+    rate=$(iptun_iperf_rate tb-b "${TO:-10.10.0.2}" tb-a "$T" "$1")
     echo "$rate $(($(ticks a) - a0)) $(($(ticks b) - b0))"
 }
 
@@ -77,6 +81,7 @@ for _ in $(seq "$R"); do
         measure fou fou "options:dst_port=5555"
         measure gue gue "options:dst_port=6666"
         measure vxlan vxlan ""
+        TO=192.0.2.2 IPTUN_UNDERLAY_MTU=1400 measure plain ipip "" off on
         IPTUN_UNDERLAY_MTU=9000 IPTUN_OVERLAY_MTU=8900 \
             measure ipip-9k ipip "" on
         IPTUN_UNDERLAY_MTU=9000 IPTUN_OVERLAY_MTU=8900 \
@@ -108,7 +113,8 @@ def cpu(name, tso, streams, host):
         for r in runs[(name, tso, streams)])
 
 
-names = [k[0] for k in runs if not k[0].endswith("-9k")]
+names = [k[0] for k in runs
+         if not k[0].endswith("-9k") and k[0] != "plain"]
 names = list(dict.fromkeys(names))
 modes = ("off", "on", "gro")
 print("Mbit/s (off: no TSO; on: TSO; gro: TSO and receive aggregation)")
@@ -147,6 +153,21 @@ for name in names:
                     for m in modes for h in (1, 2))
           + "%9.2f" % (cpu(name, "gro", "1", 2) / cpu(name, "on", "1", 2)))
 print()
+if ("plain", "on", "1") in runs:
+    p = {(m, s): rate("plain", m, s) for m in ("off", "on") for s in ("1", n)}
+    print("plain TCP, no tunnel (MTU 1400), Mbit/s: off %.0f %.0f, on %.0f %.0f;"
+          " b's CPU ms/MB, 1 stream, on: %.2f"
+          % (p[("off", "1")], p[("off", n)], p[("on", "1")], p[("on", n)],
+             cpu("plain", "on", "1", 2)))
+    print("tunnels / plain TCP, TSO on (1, %s streams): on, gro" % n)
+    for name in names:
+        x = r[name]
+        print("%-7s on %.2f %.2f   gro %.2f %.2f"
+              % (name, x[("on", "1")] / p[("on", "1")],
+                 x[("on", n)] / p[("on", n)],
+                 x[("gro", "1")] / p[("on", "1")],
+                 x[("gro", n)] / p[("on", n)]))
+    print()
 print("TSO on, 1 stream: overlay MTU 8900 (jumbo underlay) against 1400,")
 print("no aggregation: b's CPU per MB and the rate")
 for name in ("ipip", "fou"):
