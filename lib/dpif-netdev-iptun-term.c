@@ -16,7 +16,7 @@
 
 #include <config.h>
 
-#include "dpif-netdev-iptun-term-lookup.h"
+#include "dpif-netdev-iptun-term-key.h"
 
 #include <string.h>
 

@@ -83,7 +83,9 @@
  * other_config:iptun-term-cache (default true) turns the cache off.
  *
  * This header is what dpif-netdev embeds and calls once per batch or per
- * flow; the per-packet code is inline in dpif-netdev-iptun-term-lookup.h. */
+ * flow; the per-packet code is inline: the keys in
+ * dpif-netdev-iptun-term-key.h, the lookups in
+ * dpif-netdev-iptun-term-lookup.h. */
 
 #include <netinet/in.h>
 #include <netinet/ip6.h>
@@ -276,6 +278,25 @@ struct iptun_term_payoff {
     long long int until;        /* Bypassed until this time (us), or 0. */
 };
 
+/* The state of the batch being processed, which lives from
+ * iptun_term_batch_begin() to the next batch of the same pass: whether the
+ * received batch looks the one lookup's table up (when it has entries) and
+ * fills it, and how many of its packets hold a ticket; and for a batch that
+ * decapsulation in one pass recirculates after a second-pass miss, the
+ * flows that its packets' lookups found (the tickets in their 'md.dp_hash'
+ * index them), for the recirculation's second pass, which takes them
+ * instead of looking the packets up again ('hints_pending': from the
+ * recirculation until that pass begins; 'hints_now': during it). */
+struct iptun_term_batch {
+    bool direct_on;             /* Looked up in this batch. */
+    bool direct_fill;           /* Filled in this batch. */
+    uint32_t direct_tickets;
+    bool hints_pending;
+    bool hints_now;
+    struct dp_netdev_flow *hint_flows[NETDEV_MAX_BURST];
+    uint16_t hint_tcp_flags[NETDEV_MAX_BURST];
+};
+
 struct iptun_term_cache {
     const struct iptun_term_config *config;
     const struct iptun_ports_map *ports;        /* Which packets to take. */
@@ -295,28 +316,14 @@ struct iptun_term_cache {
     uint32_t inner_4in4_sweep_idx;
     uint32_t inner_any6_sweep_idx;
     uint32_t inner_replace;     /* Counts misses on live inner entries. */
-    /* One lookup: its table and payoff, whether the current received batch
-     * looks it up (when it has entries) and fills it, and how many of its
-     * packets hold a ticket. */
+    /* One lookup: its table and payoff. */
     struct iptun_term_direct_entry direct[IPTUN_TERM_DIRECT_ENTRIES];
     uint16_t direct_sig[IPTUN_TERM_DIRECT_ENTRIES];
     struct iptun_term_payoff direct_payoff;
     struct iptun_term_payoff one_pass_payoff;   /* By batches. */
-    bool direct_on;             /* Looked up in this batch. */
-    bool direct_fill;           /* Filled in this batch. */
     uint32_t direct_used;       /* Entries in use. */
-    uint32_t direct_tickets;
     uint32_t direct_sweep_idx;
-    /* A batch that decapsulation in one pass recirculates after a
-     * second-pass miss: the flows that its packets' lookups found (the
-     * tickets in their 'md.dp_hash' index them), for the recirculation's
-     * second pass, which takes them instead of looking the packets up again
-     * ('hints_pending': from the recirculation until that pass begins;
-     * 'hints_now': during it). */
-    struct dp_netdev_flow *hint_flows[NETDEV_MAX_BURST];
-    uint16_t hint_tcp_flags[NETDEV_MAX_BURST];
-    bool hints_pending;
-    bool hints_now;
+    struct iptun_term_batch batch;
 };
 
 /* Setup, in dfc_cache_init() and dfc_cache_uninit(); the PMD's slow sweep
@@ -336,6 +343,27 @@ void iptun_term_cache_insert(struct iptun_term_cache *, struct dp_packet *,
 /* The per-packet lookups (iptun_term_candidate(), iptun_term_cache_lookup(),
  * iptun_term_one_pass_port(), iptun_term_one_pass_lookup()) are inline in
  * dpif-netdev-iptun-term-lookup.h. */
+
+/* Internal: the tables' out-of-line steps (dpif-netdev-iptun-term.c) that
+ * the lookups call.  */
+struct iptun_term_outer_entry *iptun_term_outer_find_exact(
+    struct iptun_term_cache *, const struct dp_packet *, odp_port_t in_port);
+/* The set-associative tables' lookups beyond the home entry of 'hash' (see
+ * IPTUN_TERM_WAYS), for 'packet' (received on 'in_port'), whose key has
+ * that hash: the entry, or its index, that holds the packet's key, or NULL
+ * or -1.  Out of line, parsing the packet again only if a signature
+ * matches, so that the usual lookup (a hit in the home entry, or a miss)
+ * does not keep its key past the home entry's comparison. */
+struct iptun_term_inner_4in4_entry *iptun_term_inner_4in4_find_others(
+    struct iptun_term_cache *, const struct dp_packet *, uint32_t hash);
+int iptun_term_direct_find_others(const struct iptun_term_cache *,
+                                  const struct dp_packet *,
+                                  odp_port_t in_port, uint32_t hash);
+void iptun_term_direct_insert(struct iptun_term_cache *,
+                              const struct iptun_term_direct_key *,
+                              struct dp_netdev_flow *outer,
+                              struct dp_netdev_flow *inner, odp_port_t port,
+                              uint32_t rss_hash);
 
 /* Internal: coverage counters, out of line. */
 void iptun_term_count_hits(unsigned int n, enum iptun_term_pass);
@@ -436,11 +464,11 @@ iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
                                   IPTUN_TERM_MIN_HIT_INV, now)) {
         iptun_term_count_bypass(pass);
     }
-    if (pass == IPTUN_TERM_FIRST_PASS && cache->direct_on) {
+    if (pass == IPTUN_TERM_FIRST_PASS && cache->batch.direct_on) {
         /* Each lookup of the batch looked up the one lookup's table first,
          * and each of its hits left a ticket. */
         cache->direct_payoff.lookups += lookups;
-        cache->direct_payoff.hits += cache->direct_tickets;
+        cache->direct_payoff.hits += cache->batch.direct_tickets;
         if (iptun_term_payoff_close(&cache->direct_payoff,
                                     IPTUN_TERM_DIRECT_ENTRIES,
                                     IPTUN_TERM_MIN_HIT_INV, now)) {

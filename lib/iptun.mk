@@ -1,10 +1,11 @@
 # ovs-iptun: files added to libopenvswitch.  Included from lib/automake.mk
-# by patches/0012-*.patch.
+# by patches/0013-*.patch.
 lib_libopenvswitch_la_SOURCES += \
 	lib/dp-packet-gro.c \
 	lib/dp-packet-gro.h \
 	lib/dpif-netdev-iptun-term.c \
 	lib/dpif-netdev-iptun-term.h \
+	lib/dpif-netdev-iptun-term-key.h \
 	lib/dpif-netdev-iptun-term-lookup.h \
 	lib/iptun-pmtu.c \
 	lib/iptun-pmtu.h \
