@@ -22,7 +22,30 @@
  * comparisons, inline.  The lookups (dpif-netdev-iptun-term-lookup.h) and
  * the cache's inserts (dpif-netdev-iptun-term.c) build on them. */
 
+#include <netinet/in.h>
+#include <netinet/ip6.h>
+#include <string.h>
+#include "dpif-netdev-dpcls.h"
 #include "dpif-netdev-iptun-term.h"
+#include "packets.h"
+
+/* Flags in a first-pass key's w[0]: fields that are wildcarded (cleared) in
+ * it, the UDP source port (fou), the source IP address, TOS or traffic class
+ * with TTL or hop limit and the IPv6 flow label, the source Ethernet
+ * address; and the packet is IPv6. */
+#define IPTUN_TERM_OUTER_WILD_SPORT (UINT64_C(1) << 24)
+#define IPTUN_TERM_OUTER_WILD_ADDR (UINT64_C(1) << 26)
+#define IPTUN_TERM_OUTER_WILD_HDR (UINT64_C(1) << 27)
+#define IPTUN_TERM_OUTER_WILD_MAC (UINT64_C(1) << 28)
+#define IPTUN_TERM_OUTER_WILD_ANY (IPTUN_TERM_OUTER_WILD_SPORT            \
+                                   | IPTUN_TERM_OUTER_WILD_ADDR            \
+                                   | IPTUN_TERM_OUTER_WILD_HDR             \
+                                   | IPTUN_TERM_OUTER_WILD_MAC)
+#define IPTUN_TERM_OUTER_IPV6 (UINT64_C(1) << 25)
+/* Flags in a one-lookup key's w[0]: the UDP checksum is not zero; a GUE
+ * header (variant 0, no flags, protocol 4) comes before the inner packet. */
+#define IPTUN_TERM_ONE_LOOKUP_CSUM (UINT64_C(1) << 24)
+#define IPTUN_TERM_ONE_LOOKUP_GUE (UINT64_C(1) << 25)
 
 /* True if datapath port 'port' is an ipip, fou or gue port. */
 static inline bool
@@ -565,14 +588,14 @@ static const uint8_t iptun_term_gue_v0_ipip[4] = { 0, IPPROTO_IPIP, 0, 0 };
 
 /* The one-lookup key of Ethernet frame 'data' of 'size' bytes (at least
  * an Ethernet and an IPv4 header), received on 'in_port' (see
- * iptun_term_direct_key): fills 'key' and returns the Ethernet padding, or
+ * iptun_term_one_lookup_key): fills 'key' and returns the Ethernet padding, or
  * returns -1 if the frame is not one that the one lookup handles, or has
  * lengths that the pop or miniflow_extract() of either pass would not
  * accept in full. */
 static inline ALWAYS_INLINE int
-iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
-                              odp_port_t in_port,
-                              struct iptun_term_direct_key *key)
+iptun_term_one_lookup_parse_frame(const uint8_t *data, uint32_t size,
+                                  odp_port_t in_port,
+                                  struct iptun_term_one_lookup_key *key)
 {
     const struct eth_header *eth = (const void *) data;
     const struct ip_header *ip = (const void *) (data + ETH_HEADER_LEN);
@@ -606,14 +629,14 @@ iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
         avail = udp_len - UDP_HEADER_LEN;
         memcpy(&ports, udp, sizeof ports);
         if (udp->udp_csum) {
-            flags |= IPTUN_TERM_DIRECT_CSUM;
+            flags |= IPTUN_TERM_ONE_LOOKUP_CSUM;
         }
         in = (const void *) (udp + 1);
         if (avail >= sizeof iptun_term_gue_v0_ipip
             && !memcmp(in, iptun_term_gue_v0_ipip,
                        sizeof iptun_term_gue_v0_ipip)) {
             /* gue's header (fou's pop would drop the packet: no entry). */
-            flags |= IPTUN_TERM_DIRECT_GUE;
+            flags |= IPTUN_TERM_ONE_LOOKUP_GUE;
             avail -= sizeof iptun_term_gue_v0_ipip;
             in = (const void *) ((const uint8_t *) in
                                  + sizeof iptun_term_gue_v0_ipip);
@@ -644,22 +667,22 @@ iptun_term_direct_parse_frame(const uint8_t *data, uint32_t size,
     return l3_size - tot_len;
 }
 
-/* iptun_term_direct_parse_frame() for 'packet', a first-pass candidate
+/* iptun_term_one_lookup_parse_frame() for 'packet', a first-pass candidate
  * (iptun_term_outer_candidate()). */
 static inline int
-iptun_term_direct_parse(const struct dp_packet *packet, odp_port_t in_port,
-                        struct iptun_term_direct_key *key)
+iptun_term_one_lookup_parse(const struct dp_packet *packet, odp_port_t in_port,
+                            struct iptun_term_one_lookup_key *key)
 {
     if (packet->packet_type != htonl(PT_ETH)) {
         return -1;
     }
-    return iptun_term_direct_parse_frame(dp_packet_data(packet),
-                                         dp_packet_size(packet), in_port,
-                                         key);
+    return iptun_term_one_lookup_parse_frame(dp_packet_data(packet),
+                                             dp_packet_size(packet), in_port,
+                                             key);
 }
 
 static inline uint32_t
-iptun_term_direct_hash(const struct iptun_term_direct_key *key)
+iptun_term_one_lookup_hash(const struct iptun_term_one_lookup_key *key)
 {
     /* As iptun_term_outer_hash() (the MAC addresses left out) and
      * iptun_term_inner_4in4_hash() (the inner ports rotated). */
@@ -670,8 +693,8 @@ iptun_term_direct_hash(const struct iptun_term_direct_key *key)
 }
 
 static inline bool
-iptun_term_direct_key_equal(const struct iptun_term_direct_key *a,
-                            const struct iptun_term_direct_key *b)
+iptun_term_one_lookup_key_equal(const struct iptun_term_one_lookup_key *a,
+                                const struct iptun_term_one_lookup_key *b)
 {
     return !((a->w[0] ^ b->w[0]) | (a->w[1] ^ b->w[1]) | (a->w[2] ^ b->w[2])
              | (a->w[3] ^ b->w[3]) | (a->w[4] ^ b->w[4])
@@ -681,13 +704,13 @@ iptun_term_direct_key_equal(const struct iptun_term_direct_key *a,
 /* The length of the headers that the pop of a packet with one-lookup key
  * 'key' removes. */
 static inline unsigned int
-iptun_term_direct_hlen(const struct iptun_term_direct_key *key)
+iptun_term_one_lookup_hlen(const struct iptun_term_one_lookup_key *key)
 {
     unsigned int hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
 
     if (((key->w[0] >> 16) & 0xff) == IPPROTO_UDP) {
         hlen += UDP_HEADER_LEN;
-        if (key->w[0] & IPTUN_TERM_DIRECT_GUE) {
+        if (key->w[0] & IPTUN_TERM_ONE_LOOKUP_GUE) {
             hlen += sizeof iptun_term_gue_v0_ipip;
         }
     }

@@ -16,13 +16,151 @@
 #ifndef DPIF_NETDEV_IPTUN_TERM_LOOKUP_H
 #define DPIF_NETDEV_IPTUN_TERM_LOOKUP_H 1
 
-/* The tunnel termination cache's per-packet code (see
- * dpif-netdev-iptun-term.h): the lookups of its tables, by the keys of
- * dpif-netdev-iptun-term-key.h, and the steps of decapsulation in one pass,
- * inline for dfc_processing() and dp_netdev_input__(). */
+/* The tunnel termination cache's per-batch and per-packet code (see
+ * dpif-netdev-iptun-term.h), inline for dfc_processing() and
+ * dp_netdev_input__(): which tables a batch uses, the lookups of the
+ * tables by the keys of dpif-netdev-iptun-term-key.h, and the steps of
+ * decapsulation in one pass and of the one lookup.
+ *
+ * Decapsulation in one pass: a batch of received packets whose flow's only
+ * action is a tnl_pop to an ipip, fou or gue port is popped and its packets
+ * looked up in the second-pass table when the batch runs, in the same round
+ * over the received packets, instead of through the tnl_pop action and a
+ * recirculation (a second pass over the datapath).  If every packet hits,
+ * their flows' batches run in the order that the recirculation would give
+ * them, at recirculation depth 1, with its counters; otherwise the popped
+ * packets are recirculated.  Outputs, their order, flow statistics and
+ * counters are those of two passes.
+ *
+ * One lookup for both passes: the usual packet, IPv4 ipip, fou or gue
+ * carrying IPv4 TCP or UDP, is looked up in the first pass in a third
+ * table ('one_lookup') keyed by every field that either pass's table holds
+ * (iptun_term_one_lookup_key), whose entry refers to both passes' flows and
+ * the tunnel port.  A hit leaves a ticket in the packet; if every packet of
+ * the tnl_pop flow's batch holds one, the batch's decapsulation in one pass
+ * pops them without re-checking what the key proved (only the checksums)
+ * and skips the second-pass lookup.  Entries are made by that
+ * decapsulation when all its packets hit the second-pass table.
+ * other_config:iptun-term-one-lookup (default true) turns it off; packets
+ * decapsulated with it are counted in "iptun_one_lookup".
+ *
+ * A batch decapsulated in one pass whose packets do not all hit the
+ * second-pass table is recirculated, each packet that hit with a hint to
+ * its flow, which the recirculation's second pass takes instead of looking
+ * it up again ("iptun_term_hint"). */
 
 #include "dpif-netdev-iptun-term-key.h"
 #include "netdev-native-iptun-pop.h"
+#include "netlink.h"
+#include "odp-netlink.h"
+#include "ovs-rcu.h"
+
+/* What a one-lookup hit leaves in the packet's 'md.dp_hash' (which
+ * pkt_metadata_init() zeroed and the pop zeroes again) for the batch's
+ * decapsulation: this flag, the entry's generation (bits 15-30) and index
+ * (bits 0-14). */
+#define IPTUN_TERM_ONE_LOOKUP_TICKET (UINT32_C(1) << 31)
+#define IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT 15
+/* A ticket has IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT bits for the entry's index and
+ * 16 above them for its generation; a hint's (iptun_term_hint()) is the
+ * packet's index in its batch. */
+BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_ENTRIES
+                  <= 1 << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT);
+BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT + 16 <= 31);
+BUILD_ASSERT_DECL(IS_POW2(NETDEV_MAX_BURST));
+
+/* Per batch: which tables it uses, and their payoff records. */
+
+/* True if decapsulation in one pass may apply: the cache is active
+ * (iptun_term_cache_active()) and one pass is enabled.  Read once per
+ * batch. */
+static inline bool
+iptun_term_one_pass_active(const struct iptun_term_cache *cache)
+{
+    bool one_pass;
+
+    atomic_read_relaxed(&cache->config->one_pass, &one_pass);
+    return one_pass && iptun_term_cache_active(cache);
+}
+
+/* True if the table of 'pass' is bypassed at time 'now' (us): see
+ * IPTUN_TERM_MIN_HIT_INV.  Read once per batch. */
+static inline bool
+iptun_term_bypassed(struct iptun_term_cache *cache, enum iptun_term_pass pass,
+                    long long int now)
+{
+    return iptun_term_payoff_bypassed(&cache->payoff[pass], now);
+}
+
+/* Accounts for one batch of 'pass': 'lookups' lookups in its table, 'hits'
+ * of which hit, at time 'now' (us), and for the one lookup's table (the
+ * same lookups, its tickets the hits).  Counts the hits (coverage) and
+ * bypasses a table that does not pay. */
+static inline void
+iptun_term_account(struct iptun_term_cache *cache, enum iptun_term_pass pass,
+                   uint32_t lookups, uint32_t hits, long long int now)
+{
+    struct iptun_term_payoff *p = &cache->payoff[pass];
+
+    if (hits) {
+        iptun_term_count_hits(hits, pass);
+    }
+    p->lookups += lookups;
+    p->hits += hits;
+    if (pass == IPTUN_TERM_SECOND_PASS
+        ? iptun_term_payoff_close(p, IPTUN_TERM_INNER_4IN4_ENTRIES,
+                                  IPTUN_TERM_INNER_MIN_HIT_INV, now)
+        : iptun_term_payoff_close(p, IPTUN_TERM_OUTER_ENTRIES,
+                                  IPTUN_TERM_MIN_HIT_INV, now)) {
+        iptun_term_count_bypass(pass);
+    }
+    if (pass == IPTUN_TERM_FIRST_PASS && cache->batch.one_lookup_on) {
+        /* Each lookup of the batch looked up the one lookup's table first,
+         * and each of its hits left a ticket. */
+        cache->one_lookup_payoff.lookups += lookups;
+        cache->one_lookup_payoff.hits += cache->batch.tickets;
+        if (iptun_term_payoff_close(&cache->one_lookup_payoff,
+                                    IPTUN_TERM_ONE_LOOKUP_ENTRIES,
+                                    IPTUN_TERM_MIN_HIT_INV, now)) {
+            iptun_term_count_one_lookup_bypass();
+        }
+    }
+}
+
+/* True if batches of received packets are decapsulated in one pass at time
+ * 'now' (us): one pass enabled (iptun_term_one_pass_active()), neither the
+ * second pass's table nor one pass (IPTUN_TERM_ONE_PASS_BATCHES) bypassed.
+ * Read once per batch. */
+static inline bool
+iptun_term_one_pass_on(struct iptun_term_cache *cache, long long int now)
+{
+    return (iptun_term_one_pass_active(cache)
+            && !iptun_term_bypassed(cache, IPTUN_TERM_SECOND_PASS, now)
+            && !iptun_term_payoff_bypassed(&cache->one_pass_payoff, now));
+}
+
+/* Accounts for a batch of 'n' packets decapsulated in one pass: if
+ * 'all_hit', their second-pass lookups (all hits) as iptun_term_account()
+ * does, otherwise that they were recirculated after all; and the batch in
+ * one pass's payoff record. */
+static inline void
+iptun_term_account_one_pass(struct iptun_term_cache *cache, uint32_t n,
+                            bool all_hit, long long int now)
+{
+    iptun_term_count_one_pass(n, !all_hit);
+    if (all_hit) {
+        iptun_term_account(cache, IPTUN_TERM_SECOND_PASS, n, n, now);
+    }
+    cache->one_pass_payoff.lookups++;
+    cache->one_pass_payoff.hits += all_hit;
+    if (iptun_term_payoff_close(&cache->one_pass_payoff,
+                                IPTUN_TERM_ONE_PASS_BATCHES,
+                                IPTUN_TERM_MIN_HIT_INV, now)) {
+        iptun_term_count_one_pass_bypass();
+    }
+}
+
+/* Per packet: the lookups. */
 
 /* iptun_term_inner_4in4_lookup() for the packets of the inner_any6 table. */
 static inline struct dp_netdev_flow *
@@ -144,46 +282,46 @@ found:
 }
 
 /* One lookup for 'packet', a first-pass candidate received on 'in_port'
- * (iptun_term_direct_key): on a hit, returns the tnl_pop flow, sets the
+ * (iptun_term_one_lookup_key): on a hit, returns the tnl_pop flow, sets the
  * layer offsets as iptun_term_outer_lookup() does and gives the packet the
- * entry's ticket (IPTUN_TERM_DIRECT_TICKET), which its batch's
- * decapsulation in one pass redeems (iptun_term_direct_pop()).  Returns
+ * entry's ticket (IPTUN_TERM_ONE_LOOKUP_TICKET), which its batch's
+ * decapsulation in one pass redeems (iptun_term_one_lookup_pop()).  Returns
  * NULL, the packet untouched, on a miss. */
 static inline struct dp_netdev_flow *
-iptun_term_direct_lookup(struct iptun_term_cache *cache,
-                         struct dp_packet *packet, odp_port_t in_port)
+iptun_term_one_lookup_lookup(struct iptun_term_cache *cache,
+                             struct dp_packet *packet, odp_port_t in_port)
 {
-    struct iptun_term_direct_entry *e;
-    struct iptun_term_direct_key key;
+    struct iptun_term_one_lookup_entry *e;
+    struct iptun_term_one_lookup_key key;
     uint32_t hash, idx;
     int l2_pad;
 
-    l2_pad = iptun_term_direct_parse(packet, in_port, &key);
+    l2_pad = iptun_term_one_lookup_parse(packet, in_port, &key);
     if (l2_pad < 0) {
         return NULL;
     }
-    hash = iptun_term_direct_hash(&key);
-    idx = hash & IPTUN_TERM_DIRECT_MASK;
-    e = &cache->direct[idx];
+    hash = iptun_term_one_lookup_hash(&key);
+    idx = hash & IPTUN_TERM_ONE_LOOKUP_MASK;
+    e = &cache->one_lookup[idx];
     if (OVS_UNLIKELY(!e->inner
-                     || !iptun_term_direct_key_equal(&e->key, &key))) {
-        int other = iptun_term_direct_find_others(cache, packet, in_port,
-                                                  hash);
+                     || !iptun_term_one_lookup_key_equal(&e->key, &key))) {
+        int other = iptun_term_one_lookup_find_others(cache, packet, in_port,
+                                                      hash);
 
         if (other < 0) {
             return NULL;
         }
         idx = other;
-        e = &cache->direct[idx];
+        e = &cache->one_lookup[idx];
     }
     if (OVS_UNLIKELY(e->inner->dead)
         || !OVS_LIKELY(iptun_term_flow_usable(e->outer))) {
         return NULL;
     }
-    cache->batch.direct_tickets++;
-    packet->md.dp_hash = (IPTUN_TERM_DIRECT_TICKET
+    cache->batch.tickets++;
+    packet->md.dp_hash = (IPTUN_TERM_ONE_LOOKUP_TICKET
                           | ((uint32_t) e->gen
-                             << IPTUN_TERM_DIRECT_GEN_SHIFT) | idx);
+                             << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT) | idx);
     iptun_term_set_offsets(packet, ETH_HEADER_LEN, IP_HEADER_LEN, l2_pad);
     iptun_term_set_l4_proto(packet, (key.w[0] >> 16) & 0xff);
     return e->outer;
@@ -199,7 +337,7 @@ iptun_term_hint_take(struct iptun_term_cache *cache, struct dp_packet *packet,
 {
     uint32_t ticket = packet->md.dp_hash;
 
-    if (!(ticket & IPTUN_TERM_DIRECT_TICKET)) {
+    if (!(ticket & IPTUN_TERM_ONE_LOOKUP_TICKET)) {
         return NULL;
     }
     packet->md.dp_hash = 0;
@@ -225,10 +363,10 @@ iptun_term_cache_lookup(struct iptun_term_cache *cache,
                 : iptun_term_inner_any6_lookup(cache, packet, tcp_flags));
     }
     *tcp_flags = 0;
-    if (cache->batch.direct_on) {
+    if (cache->batch.one_lookup_on) {
         struct dp_netdev_flow *flow;
 
-        flow = iptun_term_direct_lookup(cache, packet, in_port);
+        flow = iptun_term_one_lookup_lookup(cache, packet, in_port);
         if (flow) {
             return flow;
         }
@@ -294,7 +432,7 @@ iptun_term_hint(struct iptun_term_cache *cache,
         if (flows[i]) {
             cache->batch.hint_flows[i] = flows[i];
             cache->batch.hint_tcp_flags[i] = tcp_flags[i];
-            packet->md.dp_hash = IPTUN_TERM_DIRECT_TICKET | i;
+            packet->md.dp_hash = IPTUN_TERM_ONE_LOOKUP_TICKET | i;
             n++;
         }
     }
@@ -307,7 +445,7 @@ iptun_term_hint(struct iptun_term_cache *cache,
  * bypassed).  For the first pass, also decides whether the one lookup's
  * table is looked up and filled (decapsulation in one pass and the one
  * lookup enabled, neither its table nor the second pass's bypassed, no
- * hardware offload: 'offload'; see iptun_term_batch.direct_fill). */
+ * hardware offload: 'offload'; see iptun_term_batch.one_lookup_fill). */
 static inline bool
 iptun_term_batch_begin(struct iptun_term_cache *cache,
                        enum iptun_term_pass pass, bool offload,
@@ -316,8 +454,8 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
     bool one_lookup;
 
     if (pass == IPTUN_TERM_FIRST_PASS) {
-        cache->batch.direct_tickets = 0;
-        cache->batch.direct_on = cache->batch.direct_fill = false;
+        cache->batch.tickets = 0;
+        cache->batch.one_lookup_on = cache->batch.one_lookup_fill = false;
         cache->batch.hints_now = false;
     } else {
         /* The pass of a batch with tickets (iptun_term_hint()) takes them
@@ -339,11 +477,11 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
     if (!one_lookup || offload || !iptun_term_one_pass_on(cache, now)) {
         return true;
     }
-    if (iptun_term_payoff_bypassed(&cache->direct_payoff, now)) {
+    if (iptun_term_payoff_bypassed(&cache->one_lookup_payoff, now)) {
         return true;
     }
-    cache->batch.direct_on = cache->direct_used > 0;
-    cache->batch.direct_fill = true;
+    cache->batch.one_lookup_on = cache->one_lookup_used > 0;
+    cache->batch.one_lookup_fill = true;
     return true;
 }
 
@@ -358,24 +496,24 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
  * the pop and second-pass lookup of every packet (which drop and count a
  * packet with a wrong checksum, and miss a dead flow). */
 static inline bool
-iptun_term_direct_pop(struct iptun_term_cache *cache,
-                      const struct dp_netdev_flow *outer, odp_port_t port,
-                      struct dp_packet_batch *packets,
-                      struct dp_netdev_flow **flows, uint16_t *tcp_flags)
+iptun_term_one_lookup_pop(struct iptun_term_cache *cache,
+                          const struct dp_netdev_flow *outer, odp_port_t port,
+                          struct dp_packet_batch *packets,
+                          struct dp_netdev_flow **flows, uint16_t *tcp_flags)
 {
-    struct iptun_term_direct_entry *entries[NETDEV_MAX_BURST];
+    struct iptun_term_one_lookup_entry *entries[NETDEV_MAX_BURST];
     struct dp_packet *packet;
 
-    if (!cache->batch.direct_tickets) {
+    if (!cache->batch.tickets) {
         return false;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         uint32_t ticket = packet->md.dp_hash;
-        struct iptun_term_direct_entry *e;
+        struct iptun_term_one_lookup_entry *e;
 
-        e = &cache->direct[ticket & IPTUN_TERM_DIRECT_MASK];
-        if (!(ticket & IPTUN_TERM_DIRECT_TICKET)
-            || e->gen != ((ticket >> IPTUN_TERM_DIRECT_GEN_SHIFT)
+        e = &cache->one_lookup[ticket & IPTUN_TERM_ONE_LOOKUP_MASK];
+        if (!(ticket & IPTUN_TERM_ONE_LOOKUP_TICKET)
+            || e->gen != ((ticket >> IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT)
                           & UINT16_MAX)
             || e->outer != outer || !e->inner || e->port != port
             || OVS_UNLIKELY(e->inner->dead)
@@ -385,7 +523,7 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
         entries[i] = e;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        const struct iptun_term_direct_entry *e = entries[i];
+        const struct iptun_term_one_lookup_entry *e = entries[i];
 
         /* The pop reset the layer offsets and the packet hash: the
          * second-pass lookup's iptun_term_set_offsets() and
@@ -403,17 +541,17 @@ iptun_term_direct_pop(struct iptun_term_cache *cache,
 }
 
 /* Takes back the tickets of 'packets', a batch of received packets that
- * does not take iptun_term_direct_pop() (its flow's actions may no longer
+ * does not take iptun_term_one_lookup_pop() (its flow's actions may no longer
  * be the tnl_pop that would have cleared them). */
 static inline void
-iptun_term_direct_forget(struct iptun_term_cache *cache,
-                         struct dp_packet_batch *packets)
+iptun_term_one_lookup_forget(struct iptun_term_cache *cache,
+                             struct dp_packet_batch *packets)
 {
     struct dp_packet *packet;
 
-    if (OVS_UNLIKELY(cache->batch.direct_tickets)) {
+    if (OVS_UNLIKELY(cache->batch.tickets)) {
         DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-            if (packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET) {
+            if (packet->md.dp_hash & IPTUN_TERM_ONE_LOOKUP_TICKET) {
                 packet->md.dp_hash = 0;
             }
         }
@@ -424,17 +562,17 @@ iptun_term_direct_forget(struct iptun_term_cache *cache,
  * stores in 'frames' where each packet's frame is, if it may make a
  * one-lookup entry (an unfragmented IPv4 frame without options, without a
  * ticket: the pop leaves such a packet's headers where they are, in its
- * headroom), for iptun_term_direct_remember() after the batch's
+ * headroom), for iptun_term_one_lookup_remember() after the batch's
  * second-pass lookups.  Returns false, nothing stored, if the batch does
- * not fill the one lookup's table (iptun_term_batch.direct_fill). */
+ * not fill the one lookup's table (iptun_term_batch.one_lookup_fill). */
 static inline bool
-iptun_term_direct_frames(const struct iptun_term_cache *cache,
-                         const struct dp_packet_batch *packets,
-                         struct iptun_term_frame *frames)
+iptun_term_one_lookup_frames(const struct iptun_term_cache *cache,
+                             const struct dp_packet_batch *packets,
+                             struct iptun_term_frame *frames)
 {
     struct dp_packet *packet;
 
-    if (!cache->batch.direct_fill) {
+    if (!cache->batch.one_lookup_fill) {
         return false;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
@@ -444,7 +582,7 @@ iptun_term_direct_frames(const struct iptun_term_cache *cache,
         uint32_t size = dp_packet_size(packet);
 
         frames[i].data = NULL;
-        if (!(packet->md.dp_hash & IPTUN_TERM_DIRECT_TICKET)
+        if (!(packet->md.dp_hash & IPTUN_TERM_ONE_LOOKUP_TICKET)
             && packet->packet_type == htonl(PT_ETH)
             && size >= ETH_HEADER_LEN + IP_HEADER_LEN
             && eth->eth_type == htons(ETH_TYPE_IP)
@@ -457,26 +595,29 @@ iptun_term_direct_frames(const struct iptun_term_cache *cache,
     return true;
 }
 
-/* After iptun_term_direct_frames() and the pop of the batch of flow 'outer'
- * to 'port', whose 'n' popped packets (none dropped, none taken by the
+/* After iptun_term_one_lookup_frames() and the pop of the batch of flow
+ * 'outer' to 'port', whose 'n' popped packets (none dropped, none taken by the
  * reassembly) all hit the second pass with 'flows': makes an entry of each
  * frame that has a one-lookup key. */
 static inline void
-iptun_term_direct_remember(struct iptun_term_cache *cache,
-                           const struct iptun_term_frame *frames, size_t n,
-                           struct dp_netdev_flow *outer, odp_port_t port,
-                           struct dp_netdev_flow **flows,
-                           struct dp_packet_batch *packets)
+iptun_term_one_lookup_remember(struct iptun_term_cache *cache,
+                               const struct iptun_term_frame *frames, size_t n,
+                               struct dp_netdev_flow *outer, odp_port_t port,
+                               struct dp_netdev_flow **flows,
+                               struct dp_packet_batch *packets)
 {
     for (size_t i = 0; i < n; i++) {
-        struct iptun_term_direct_key key;
+        struct iptun_term_one_lookup_key key;
 
         if (frames[i].data
-            && iptun_term_direct_parse_frame(frames[i].data, frames[i].size,
-                                             frames[i].in_port, &key) >= 0) {
-            iptun_term_direct_insert(cache, &key, outer, flows[i], port,
-                                     dp_packet_get_rss_hash(
-                                         packets->packets[i]));
+            && iptun_term_one_lookup_parse_frame(frames[i].data,
+                                                 frames[i].size,
+                                                 frames[i].in_port,
+                                                 &key) >= 0) {
+            uint32_t rss_hash = dp_packet_get_rss_hash(packets->packets[i]);
+
+            iptun_term_one_lookup_insert(cache, &key, outer, flows[i], port,
+                                         rss_hash);
         }
     }
 }

@@ -38,8 +38,8 @@ COVERAGE_DEFINE(iptun_one_pass);
 COVERAGE_DEFINE(iptun_one_pass_recirc);
 COVERAGE_DEFINE(iptun_term_bypass);
 COVERAGE_DEFINE(iptun_term_inner_bypass);
-COVERAGE_DEFINE(iptun_term_direct_insert);
-COVERAGE_DEFINE(iptun_term_direct_bypass);
+COVERAGE_DEFINE(iptun_one_lookup_insert);
+COVERAGE_DEFINE(iptun_one_lookup_bypass);
 COVERAGE_DEFINE(iptun_one_pass_bypass);
 COVERAGE_DEFINE(iptun_one_lookup);
 COVERAGE_DEFINE(iptun_term_hint);
@@ -47,17 +47,10 @@ COVERAGE_DEFINE(iptun_term_hint);
 /* A live second-pass entry is replaced at one miss in this many. */
 #define TERM_INNER_REPLACE 16
 
-/* A ticket (IPTUN_TERM_DIRECT_TICKET) has IPTUN_TERM_DIRECT_GEN_SHIFT bits
- * for the entry's index and 16 above them for its generation. */
-BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES
-                  <= 1 << IPTUN_TERM_DIRECT_GEN_SHIFT);
-BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_GEN_SHIFT + 16 <= 31);
 /* The set-associative tables' buckets. */
 BUILD_ASSERT_DECL(IS_POW2(IPTUN_TERM_WAYS) && IPTUN_TERM_WAYS <= 32);
 BUILD_ASSERT_DECL(IPTUN_TERM_INNER_4IN4_ENTRIES % IPTUN_TERM_WAYS == 0);
-BUILD_ASSERT_DECL(IPTUN_TERM_DIRECT_ENTRIES % IPTUN_TERM_WAYS == 0);
-/* A hint (iptun_term_hint()) has the packet's index in its batch. */
-BUILD_ASSERT_DECL(IS_POW2(NETDEV_MAX_BURST));
+BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_ENTRIES % IPTUN_TERM_WAYS == 0);
 
 static struct iptun_term_config term_config = {
     .enabled = true,
@@ -145,9 +138,9 @@ iptun_term_count_bypass(enum iptun_term_pass pass)
 }
 
 void
-iptun_term_count_direct_bypass(void)
+iptun_term_count_one_lookup_bypass(void)
 {
-    COVERAGE_INC(iptun_term_direct_bypass);
+    COVERAGE_INC(iptun_one_lookup_bypass);
 }
 
 void
@@ -224,17 +217,17 @@ term_inner_4in4_find_in(struct iptun_term_cache *cache,
 /* term_inner_4in4_find_in() for the one lookup's table: the index, or
  * -1. */
 static int
-term_direct_find_in(const struct iptun_term_cache *cache,
-                    const struct iptun_term_direct_key *key, uint32_t hash,
-                    uint32_t map)
+term_one_lookup_find_in(const struct iptun_term_cache *cache,
+                        const struct iptun_term_one_lookup_key *key,
+                        uint32_t hash, uint32_t map)
 {
-    uint32_t base = hash & IPTUN_TERM_DIRECT_MASK & ~(IPTUN_TERM_WAYS - 1);
+    uint32_t base = hash & IPTUN_TERM_ONE_LOOKUP_MASK & ~(IPTUN_TERM_WAYS - 1);
 
     for (; map; map = zero_rightmost_1bit(map)) {
         uint32_t idx = base + raw_ctz(map);
-        const struct iptun_term_direct_entry *e = &cache->direct[idx];
+        const struct iptun_term_one_lookup_entry *e = &cache->one_lookup[idx];
 
-        if (e->inner && iptun_term_direct_key_equal(&e->key, key)) {
+        if (e->inner && iptun_term_one_lookup_key_equal(&e->key, key)) {
             return idx;
         }
     }
@@ -259,19 +252,19 @@ iptun_term_inner_4in4_find_others(struct iptun_term_cache *cache,
 }
 
 int
-iptun_term_direct_find_others(const struct iptun_term_cache *cache,
-                              const struct dp_packet *packet,
-                              odp_port_t in_port, uint32_t hash)
+iptun_term_one_lookup_find_others(const struct iptun_term_cache *cache,
+                                  const struct dp_packet *packet,
+                                  odp_port_t in_port, uint32_t hash)
 {
-    uint32_t map = term_sig_others(cache->direct_sig,
-                                   hash & IPTUN_TERM_DIRECT_MASK,
+    uint32_t map = term_sig_others(cache->one_lookup_sig,
+                                   hash & IPTUN_TERM_ONE_LOOKUP_MASK,
                                    term_sig(hash));
-    struct iptun_term_direct_key key;
+    struct iptun_term_one_lookup_key key;
 
-    if (!map || iptun_term_direct_parse(packet, in_port, &key) < 0) {
+    if (!map || iptun_term_one_lookup_parse(packet, in_port, &key) < 0) {
         return -1;
     }
-    return term_direct_find_in(cache, &key, hash, map);
+    return term_one_lookup_find_in(cache, &key, hash, map);
 }
 
 /* Drops the reference an entry of either table holds in '*flowp'. */
@@ -286,15 +279,15 @@ term_flow_release(struct dp_netdev_flow **flowp)
 
 /* Empties one-lookup entry 'e'. */
 static void
-term_direct_release(struct iptun_term_cache *cache,
-                    struct iptun_term_direct_entry *e)
+term_one_lookup_release(struct iptun_term_cache *cache,
+                        struct iptun_term_one_lookup_entry *e)
 {
     if (e->inner) {
         term_flow_release(&e->inner);
         term_flow_release(&e->outer);
         e->gen++;
-        cache->direct_used--;
-        cache->direct_sig[e - cache->direct] = 0;
+        cache->one_lookup_used--;
+        cache->one_lookup_sig[e - cache->one_lookup] = 0;
     }
 }
 
@@ -327,10 +320,10 @@ term_bucket_place(const uint16_t *sigs, uint32_t home,
 }
 
 static bool
-term_direct_dead(const void *table, uint32_t idx)
+term_one_lookup_dead(const void *table, uint32_t idx)
 {
-    const struct iptun_term_direct_entry *e
-        = &((const struct iptun_term_direct_entry *) table)[idx];
+    const struct iptun_term_one_lookup_entry *e
+        = &((const struct iptun_term_one_lookup_entry *) table)[idx];
 
     return e->inner->dead || e->outer->dead;
 }
@@ -345,31 +338,33 @@ term_inner_4in4_dead(const void *table, uint32_t idx)
 }
 
 void
-iptun_term_direct_insert(struct iptun_term_cache *cache,
-                         const struct iptun_term_direct_key *key,
-                         struct dp_netdev_flow *outer,
-                         struct dp_netdev_flow *inner, odp_port_t port,
-                         uint32_t rss_hash)
+iptun_term_one_lookup_insert(struct iptun_term_cache *cache,
+                             const struct iptun_term_one_lookup_key *key,
+                             struct dp_netdev_flow *outer,
+                             struct dp_netdev_flow *inner, odp_port_t port,
+                             uint32_t rss_hash)
 {
-    uint32_t hash = iptun_term_direct_hash(key);
-    struct iptun_term_direct_entry *e;
+    uint32_t hash = iptun_term_one_lookup_hash(key);
+    struct iptun_term_one_lookup_entry *e;
     int idx;
 
-    idx = hash & IPTUN_TERM_DIRECT_MASK;
-    if (!cache->direct[idx].inner
-        || !iptun_term_direct_key_equal(&cache->direct[idx].key, key)) {
-        idx = term_direct_find_in(cache, key, hash,
-                                  term_sig_others(cache->direct_sig, idx,
-                                                  term_sig(hash)));
+    idx = hash & IPTUN_TERM_ONE_LOOKUP_MASK;
+    if (!cache->one_lookup[idx].inner
+        || !iptun_term_one_lookup_key_equal(&cache->one_lookup[idx].key,
+                                            key)) {
+        uint32_t map = term_sig_others(cache->one_lookup_sig, idx,
+                                       term_sig(hash));
+
+        idx = term_one_lookup_find_in(cache, key, hash, map);
     }
     if (idx < 0) {
-        idx = term_bucket_place(cache->direct_sig,
-                                hash & IPTUN_TERM_DIRECT_MASK,
-                                term_direct_dead, cache->direct);
+        idx = term_bucket_place(cache->one_lookup_sig,
+                                hash & IPTUN_TERM_ONE_LOOKUP_MASK,
+                                term_one_lookup_dead, cache->one_lookup);
     }
-    e = &cache->direct[idx];
+    e = &cache->one_lookup[idx];
     if (e->inner == inner && e->outer == outer && e->port == port
-        && iptun_term_direct_key_equal(&e->key, key)) {
+        && iptun_term_one_lookup_key_equal(&e->key, key)) {
         return;
     }
     /* As term_inner_take(): a live entry gives way to one miss in
@@ -386,24 +381,24 @@ iptun_term_direct_insert(struct iptun_term_cache *cache,
         dp_netdev_flow_unref(outer);
         return;
     }
-    term_direct_release(cache, e);
+    term_one_lookup_release(cache, e);
     e->key = *key;
     e->outer = outer;
     e->inner = inner;
     e->port = port;
     e->rss_hash = rss_hash;
-    e->hlen = iptun_term_direct_hlen(key);
+    e->hlen = iptun_term_one_lookup_hlen(key);
     e->gen++;
-    cache->direct_used++;
-    cache->direct_sig[idx] = term_sig(hash);
-    COVERAGE_INC(iptun_term_direct_insert);
+    cache->one_lookup_used++;
+    cache->one_lookup_sig[idx] = term_sig(hash);
+    COVERAGE_INC(iptun_one_lookup_insert);
 }
 
 void
 iptun_term_cache_uninit(struct iptun_term_cache *cache)
 {
-    for (int i = 0; i < IPTUN_TERM_DIRECT_ENTRIES; i++) {
-        term_direct_release(cache, &cache->direct[i]);
+    for (int i = 0; i < IPTUN_TERM_ONE_LOOKUP_ENTRIES; i++) {
+        term_one_lookup_release(cache, &cache->one_lookup[i]);
     }
     for (int i = 0; i < IPTUN_TERM_OUTER_ENTRIES; i++) {
         term_flow_release(&cache->outer[i].flow);
@@ -426,8 +421,8 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
         = &cache->inner_4in4[cache->inner_4in4_sweep_idx];
     struct iptun_term_inner_any6_entry *ie6
         = &cache->inner_any6[cache->inner_any6_sweep_idx];
-    struct iptun_term_direct_entry *de
-        = &cache->direct[cache->direct_sweep_idx];
+    struct iptun_term_one_lookup_entry *de
+        = &cache->one_lookup[cache->one_lookup_sweep_idx];
 
     if (e->flow && e->flow->dead) {
         term_flow_release(&e->flow);
@@ -440,10 +435,10 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
         term_flow_release(&ie6->flow);
     }
     if (de->inner && (de->inner->dead || de->outer->dead)) {
-        term_direct_release(cache, de);
+        term_one_lookup_release(cache, de);
     }
-    cache->direct_sweep_idx = (cache->direct_sweep_idx + 1)
-                              & IPTUN_TERM_DIRECT_MASK;
+    cache->one_lookup_sweep_idx = (cache->one_lookup_sweep_idx + 1)
+                              & IPTUN_TERM_ONE_LOOKUP_MASK;
     cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
                              & IPTUN_TERM_OUTER_MASK;
     cache->inner_4in4_sweep_idx = (cache->inner_4in4_sweep_idx + 1)

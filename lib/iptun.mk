@@ -7,6 +7,7 @@ lib_libopenvswitch_la_SOURCES += \
 	lib/dpif-netdev-iptun-term.h \
 	lib/dpif-netdev-iptun-term-key.h \
 	lib/dpif-netdev-iptun-term-lookup.h \
+	lib/dpif-netdev-iptun-term-payoff.h \
 	lib/iptun-pmtu.c \
 	lib/iptun-pmtu.h \
 	lib/iptun-ports.c \
