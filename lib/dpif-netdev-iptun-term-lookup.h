@@ -62,12 +62,10 @@
 #define IPTUN_TERM_ONE_LOOKUP_TICKET (UINT32_C(1) << 31)
 #define IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT 15
 /* A ticket has IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT bits for the entry's index and
- * 16 above them for its generation; a hint's (iptun_term_hint()) is the
- * packet's index in its batch. */
+ * 16 above them for its generation. */
 BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_ENTRIES
                   <= 1 << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT);
 BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT + 16 <= 31);
-BUILD_ASSERT_DECL(IS_POW2(NETDEV_MAX_BURST));
 
 /* Per batch: which tables it uses, and their payoff records. */
 
@@ -328,39 +326,46 @@ iptun_term_one_lookup_lookup(struct iptun_term_cache *cache,
 }
 
 /* In the second pass of a batch that decapsulation in one pass
- * recirculated (iptun_term_hint()): returns the flow that 'packet''s
- * lookup found there, with its TCP flags, taking back its ticket, or NULL
- * if that lookup missed (a second one would miss too). */
+ * recirculated (iptun_term_hint()): returns the flow that the lookup of the
+ * batch's packet 'idx' found there, with its TCP flags, or NULL if that
+ * lookup missed (a second one would miss too). */
 static inline struct dp_netdev_flow *
-iptun_term_hint_take(struct iptun_term_cache *cache, struct dp_packet *packet,
+iptun_term_hint_take(const struct iptun_term_cache *cache, size_t idx,
                      uint16_t *tcp_flags)
 {
-    uint32_t ticket = packet->md.dp_hash;
-
-    if (!(ticket & IPTUN_TERM_ONE_LOOKUP_TICKET)) {
+    if (idx >= NETDEV_MAX_BURST || !cache->batch.hint_flows[idx]) {
         return NULL;
     }
-    packet->md.dp_hash = 0;
-    ticket &= NETDEV_MAX_BURST - 1;
-    *tcp_flags = cache->batch.hint_tcp_flags[ticket];
-    return cache->batch.hint_flows[ticket];
+    *tcp_flags = cache->batch.hint_tcp_flags[idx];
+    return cache->batch.hint_flows[idx];
 }
 
-/* The cache lookup of dfc_processing(), for a packet of 'pass' for which
- * iptun_term_candidate() is true, received on 'in_port' (first pass).
- * Returns the packet's flow and its TCP flags, or NULL. */
+/* The second-pass lookup of 'packet', which an ipip, fou or gue port has
+ * just popped: its flow and TCP flags, or NULL. */
+static inline struct dp_netdev_flow *
+iptun_term_inner_lookup(struct iptun_term_cache *cache,
+                        struct dp_packet *packet, uint16_t *tcp_flags)
+{
+    return (OVS_LIKELY(iptun_term_inner_is_4in4(packet))
+            ? iptun_term_inner_4in4_lookup(cache, packet, tcp_flags)
+            : iptun_term_inner_any6_lookup(cache, packet, tcp_flags));
+}
+
+/* The cache lookup of dfc_processing(), for 'packet', the batch's packet
+ * 'idx', of 'pass', for which iptun_term_candidate() is true, received on
+ * 'in_port' (first pass).  Returns the packet's flow and its TCP flags, or
+ * NULL. */
 static inline struct dp_netdev_flow *
 iptun_term_cache_lookup(struct iptun_term_cache *cache,
-                        struct dp_packet *packet, enum iptun_term_pass pass,
-                        odp_port_t in_port, uint16_t *tcp_flags)
+                        struct dp_packet *packet, size_t idx,
+                        enum iptun_term_pass pass, odp_port_t in_port,
+                        uint16_t *tcp_flags)
 {
     if (pass == IPTUN_TERM_SECOND_PASS) {
         if (OVS_UNLIKELY(cache->batch.hints_now)) {
-            return iptun_term_hint_take(cache, packet, tcp_flags);
+            return iptun_term_hint_take(cache, idx, tcp_flags);
         }
-        return (OVS_LIKELY(iptun_term_inner_is_4in4(packet))
-                ? iptun_term_inner_4in4_lookup(cache, packet, tcp_flags)
-                : iptun_term_inner_any6_lookup(cache, packet, tcp_flags));
+        return iptun_term_inner_lookup(cache, packet, tcp_flags);
     }
     *tcp_flags = 0;
     if (cache->batch.one_lookup_on) {
@@ -394,7 +399,8 @@ iptun_term_one_pass_port(const struct iptun_term_cache *cache,
 /* Looks up each packet of 'packets', which an ipip, fou or gue port has just
  * popped, in the second-pass table, as the second pass would: stores its
  * flow (NULL on a miss) and TCP flags in 'flows' and 'tcp_flags' and
- * returns the number of hits. */
+ * returns the number of hits.  (Never by the hints of a recirculated batch,
+ * which may be those of a batch that ran before.) */
 static inline size_t
 iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
                            struct dp_packet_batch *packets,
@@ -406,10 +412,7 @@ iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
 
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         flows[i] = (iptun_term_inner_candidate(cache, packet)
-                    ? iptun_term_cache_lookup(cache, packet,
-                                              IPTUN_TERM_SECOND_PASS,
-                                              packet->md.in_port.odp_port,
-                                              &tcp_flags[i])
+                    ? iptun_term_inner_lookup(cache, packet, &tcp_flags[i])
                     : NULL);
         n_hit += flows[i] != NULL;
     }
@@ -417,27 +420,26 @@ iptun_term_one_pass_lookup(struct iptun_term_cache *cache,
 }
 
 /* Before the recirculation of 'packets', which missed the second-pass table
- * (iptun_term_one_pass_lookup()) in part: gives each packet that hit a
- * ticket to its flow, 'flows' and 'tcp_flags', that the recirculation's
- * second pass takes (iptun_term_hint_take()) instead of its lookup. */
+ * (iptun_term_one_pass_lookup()) in part: keeps, by each packet's index in
+ * the batch (which the recirculation's dfc_processing() keeps), the flow
+ * that its lookup found ('flows', NULL on a miss) and its 'tcp_flags', for
+ * that second pass to take (iptun_term_hint_take()) instead of looking the
+ * packets up again. */
 static inline void
 iptun_term_hint(struct iptun_term_cache *cache,
-                struct dp_packet_batch *packets,
+                const struct dp_packet_batch *packets,
                 struct dp_netdev_flow **flows, const uint16_t *tcp_flags)
 {
-    struct dp_packet *packet;
-    unsigned int n = 0;
+    size_t i, n = dp_packet_batch_size(packets);
+    unsigned int n_hints = 0;
 
-    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        if (flows[i]) {
-            cache->batch.hint_flows[i] = flows[i];
-            cache->batch.hint_tcp_flags[i] = tcp_flags[i];
-            packet->md.dp_hash = IPTUN_TERM_ONE_LOOKUP_TICKET | i;
-            n++;
-        }
+    for (i = 0; i < n && i < NETDEV_MAX_BURST; i++) {
+        cache->batch.hint_flows[i] = flows[i];
+        cache->batch.hint_tcp_flags[i] = flows[i] ? tcp_flags[i] : 0;
+        n_hints += flows[i] != NULL;
     }
     cache->batch.hints_pending = true;
-    iptun_term_count_hints(n);
+    iptun_term_count_hints(n_hints);
 }
 
 /* Begins a batch of dfc_processing() of 'pass' at time 'now' (us): returns

@@ -194,18 +194,16 @@ iptun_term_pass_of(bool md_is_valid)
     return md_is_valid ? IPTUN_TERM_SECOND_PASS : IPTUN_TERM_FIRST_PASS;
 }
 
-/* The state of the batch being processed, which lives from
- * iptun_term_batch_begin() to the next batch of the same pass: whether the
- * received batch looks the one lookup's table up (when it has entries) and
- * fills it, and how many of its packets hold a ticket; and for a batch that
- * decapsulation in one pass recirculates after a second-pass miss, the
- * flows that its packets' lookups found (the tickets in their 'md.dp_hash'
- * index them), for the recirculation's second pass, which takes them
- * instead of looking the packets up again ('hints_pending': from the
- * recirculation until that pass begins; 'hints_now': during it). */
+/* The state of the batch being processed, from iptun_term_batch_begin()
+ * to the next batch of its pass: whether a received batch looks up and
+ * fills the one lookup's table, how many of its packets hold a ticket (in
+ * 'md.dp_hash'); for a batch that decapsulation in one pass recirculates,
+ * the flows its packets' lookups found, by index in the batch, for the
+ * recirculation's second pass ('hints_pending' until it begins,
+ * 'hints_now' during it; iptun_term_hint()). */
 struct iptun_term_batch {
-    bool one_lookup_on;             /* Looked up in this batch. */
-    bool one_lookup_fill;           /* Filled in this batch. */
+    bool one_lookup_on;         /* Looked up in this batch. */
+    bool one_lookup_fill;       /* Filled in this batch. */
     uint32_t tickets;
     bool hints_pending;
     bool hints_now;
