@@ -151,13 +151,55 @@ iptun_pop_outer4_slow(struct dp_packet *packet, enum iptun_type type,
     return (char *) outer + ihl_len;
 }
 
+/* Why iptun_ip6_skip_ext() stopped before the end of the headers it
+ * skips. */
+enum iptun_ip6_ext_stop {
+    IPTUN_IP6_EXT_OK,           /* At the first header it does not skip. */
+    IPTUN_IP6_EXT_TRUNCATED,    /* An extension header past 'len'. */
+    IPTUN_IP6_EXT_SEGMENTS_LEFT /* A routing header with segments left. */
+};
+
+/* Skips the extension headers of the IPv6 packet 'ip6', 'len' bytes with
+ * its header, that a tunnel endpoint skips: hop-by-hop and destination
+ * options (among them RFC 2473's tunnel encapsulation limit, which Linux's
+ * ip6tnl sends by default) and routing headers with no segments left (RFC
+ * 8200 4.4, as Linux).  Stores the next header after them in '*nxt' and
+ * their length in '*ext_len' and returns IPTUN_IP6_EXT_OK, or returns why
+ * it stopped short, with '*nxt' and '*ext_len' those of the header it
+ * stopped at (and a routing header's segments left in '*segs_left').  The
+ * pop (iptun_pop_outer6()) and the reassembly step's test
+ * (iptun_is_outer_fragment()) walk the headers alike. */
+static inline enum iptun_ip6_ext_stop
+iptun_ip6_skip_ext(const struct ovs_16aligned_ip6_hdr *ip6, unsigned int len,
+                   uint8_t *nxt, unsigned int *ext_len, uint8_t *segs_left)
+{
+    const uint8_t *ext0 = (const uint8_t *) (ip6 + 1);
+
+    *nxt = ip6->ip6_nxt;
+    *ext_len = 0;
+    while (*nxt == IPPROTO_HOPOPTS || *nxt == IPPROTO_DSTOPTS
+           || *nxt == IPPROTO_ROUTING) {
+        const uint8_t *ext = ext0 + *ext_len;
+
+        if (IPV6_HEADER_LEN + *ext_len + 8 > len
+            || IPV6_HEADER_LEN + *ext_len + (ext[1] + 1) * 8 > len) {
+            return IPTUN_IP6_EXT_TRUNCATED;
+        }
+        if (*nxt == IPPROTO_ROUTING && ext[3]) {
+            *segs_left = ext[3];
+            return IPTUN_IP6_EXT_SEGMENTS_LEFT;
+        }
+        *nxt = ext[0];
+        *ext_len += (ext[1] + 1) * 8;
+    }
+    return IPTUN_IP6_EXT_OK;
+}
+
 /* iptun_pop_outer() for an outer IPv6 header: records the
- * outer addresses, traffic class and hop limit, skips hop-by-hop and
- * destination options headers (among them RFC 2473's tunnel encapsulation
- * limit, which Linux's ip6tnl sends by default) and routing headers with no
- * segments left (RFC 8200 4.4, as Linux), and stores the protocol that
- * follows them (4 or 41 for ipip, 17 for fou, or 44, a fragment header)
- * in '*proto'.  Any other extension header (a routing header with segments
+ * outer addresses, traffic class and hop limit, skips the extension
+ * headers of iptun_ip6_skip_ext(), and stores the protocol that follows
+ * them (4 or 41 for ipip, 17 for fou, or 44, a fragment header) in
+ * '*proto'.  Any other extension header (a routing header with segments
  * left, AH, ESP) ends in a drop, as a tunnel endpoint without them
  * configured would drop it. */
 static void *
@@ -168,8 +210,8 @@ iptun_pop_outer6(struct dp_packet *packet, enum iptun_type type,
     const struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
     uint32_t l3_size = dp_packet_l3_size(packet);
     struct flow_tnl *tnl = &packet->md.tunnel;
-    unsigned int len, ext_len = 0;
-    uint8_t nxt;
+    unsigned int len, ext_len;
+    uint8_t nxt, segs_left;
 
     if (l3_size < IPV6_HEADER_LEN) {
         VLOG_WARN_RL(&err_rl, "%s: dropping packet whose outer IPv6 header "
@@ -183,31 +225,19 @@ iptun_pop_outer6(struct dp_packet *packet, enum iptun_type type,
                      len - IPV6_HEADER_LEN, l3_size - IPV6_HEADER_LEN);
         return NULL;
     }
-    nxt = ip6->ip6_nxt;
-    while (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS
-           || nxt == IPPROTO_ROUTING) {
-        const uint8_t *ext = (const uint8_t *) (ip6 + 1) + ext_len;
-        unsigned int this_len;
-
-        if (IPV6_HEADER_LEN + ext_len + 8 > len) {
-            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
-                         "IPv6 extension header", iptun_type_name(type));
-            return NULL;
-        }
-        this_len = (ext[1] + 1) * 8;
-        if (IPV6_HEADER_LEN + ext_len + this_len > len) {
-            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
-                         "IPv6 extension header", iptun_type_name(type));
-            return NULL;
-        }
-        if (nxt == IPPROTO_ROUTING && ext[3]) {
-            VLOG_WARN_RL(&err_rl, "%s: dropping packet with a routing "
-                         "header with %"PRIu8" segments left",
-                         iptun_type_name(type), ext[3]);
-            return NULL;
-        }
-        nxt = ext[0];
-        ext_len += this_len;
+    switch (iptun_ip6_skip_ext(ip6, len, &nxt, &ext_len, &segs_left)) {
+    case IPTUN_IP6_EXT_OK:
+        break;
+    case IPTUN_IP6_EXT_TRUNCATED:
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with a truncated "
+                     "IPv6 extension header", iptun_type_name(type));
+        return NULL;
+    case IPTUN_IP6_EXT_SEGMENTS_LEFT:
+    default:
+        VLOG_WARN_RL(&err_rl, "%s: dropping packet with a routing "
+                     "header with %"PRIu8" segments left",
+                     iptun_type_name(type), segs_left);
+        return NULL;
     }
     if (nxt == IPPROTO_FRAGMENT
         && IPV6_HEADER_LEN + ext_len + sizeof(struct ovs_16aligned_ip6_frag)
@@ -1143,15 +1173,16 @@ drop:
 
 /* True if 'packet', received on an ipip, fou or gue port, is an outer
  * fragment: an IPv4 fragment, or an IPv6 packet with a fragment header
- * after the options and routing headers that the pop skips.  Looks, does
- * not check: the pop checks the headers of what is not a fragment. */
+ * after the extension headers that the pop skips (iptun_ip6_skip_ext()).
+ * Looks, does not check: the pop checks the headers of what is not a
+ * fragment. */
 static inline bool
 iptun_is_outer_fragment(const struct dp_packet *packet)
 {
     const uint8_t *l3 = dp_packet_l3(packet);
-    const struct ovs_16aligned_ip6_hdr *ip6;
-    uint32_t size, ofs;
-    uint8_t nxt;
+    unsigned int ext_len;
+    uint8_t nxt, segs_left;
+    uint32_t size;
 
     if (!l3 || (size = dp_packet_l3_size(packet)) < IP_HEADER_LEN) {
         return false;
@@ -1161,18 +1192,11 @@ iptun_is_outer_fragment(const struct dp_packet *packet)
 
         return IP_IS_FRAGMENT(ip->ip_frag_off);
     }
-    if (IP_VER(l3[0]) != 6 || size < IPV6_HEADER_LEN) {
-        return false;
-    }
-    ip6 = (const void *) l3;
-    nxt = ip6->ip6_nxt;
-    for (ofs = IPV6_HEADER_LEN;
-         (nxt == IPPROTO_HOPOPTS || nxt == IPPROTO_DSTOPTS
-          || nxt == IPPROTO_ROUTING) && ofs + 8 <= size;
-         ofs += (l3[ofs + 1] + 1) * 8) {
-        nxt = l3[ofs];
-    }
-    return nxt == IPPROTO_FRAGMENT;
+    return (IP_VER(l3[0]) == 6 && size >= IPV6_HEADER_LEN
+            && (iptun_ip6_skip_ext((const void *) l3, size, &nxt, &ext_len,
+                                   &segs_left)
+                == IPTUN_IP6_EXT_OK)
+            && nxt == IPPROTO_FRAGMENT);
 }
 
 struct dp_packet *
