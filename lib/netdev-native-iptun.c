@@ -169,7 +169,7 @@ enum iptun_ip6_ext_stop {
  * stopped at (and a routing header's segments left in '*segs_left').  The
  * pop (iptun_pop_outer6()) and the reassembly step's test
  * (iptun_is_outer_fragment()) walk the headers alike. */
-static inline enum iptun_ip6_ext_stop
+static enum iptun_ip6_ext_stop
 iptun_ip6_skip_ext(const struct ovs_16aligned_ip6_hdr *ip6, unsigned int len,
                    uint8_t *nxt, unsigned int *ext_len, uint8_t *segs_left)
 {
@@ -540,7 +540,7 @@ iptun_set_flow_label(struct dp_packet *packet,
 /* Copies the 'n' bytes (at least 16) of the header template 'src' to 'dst'
  * in 16-byte pieces, the last one overlapping the one before: templates are
  * 34 to 66 bytes, too short for memcpy()'s call to pay. */
-static inline void
+static inline ALWAYS_INLINE void
 iptun_copy_header(void *dst, const void *src, size_t n)
 {
     size_t i;
@@ -1176,7 +1176,7 @@ drop:
  * after the extension headers that the pop skips (iptun_ip6_skip_ext()).
  * Looks, does not check: the pop checks the headers of what is not a
  * fragment. */
-static inline bool
+static bool
 iptun_is_outer_fragment(const struct dp_packet *packet)
 {
     const uint8_t *l3 = dp_packet_l3(packet);
