@@ -53,8 +53,8 @@
  * packets looked up without a recirculation) and the one lookup (a third
  * table for both passes at once).
  *
- * Its counters and other_config keys (iptun-term-cache, iptun-term-one-pass,
- * iptun-term-one-lookup) are in the README's "Statistics".
+ * other_config:iptun-term-cache, -one-pass and -one-lookup turn it and
+ * those steps off; its counters are in the README's "Statistics".
  *
  * This header is the cache's structure and its out-of-line functions; the
  * code that runs per packet or per batch is inline: the keys in
