@@ -460,7 +460,7 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
         cache->batch.one_lookup_on = cache->batch.one_lookup_fill = false;
         cache->batch.hints_now = false;
     } else {
-        /* The pass of a batch with tickets (iptun_term_hint()) takes them
+        /* The pass of a batch with hints (iptun_term_hint()) takes them
          * all, even if the table has just been bypassed. */
         cache->batch.hints_now = cache->batch.hints_pending;
         cache->batch.hints_pending = false;

@@ -438,7 +438,7 @@ iptun_term_cache_slow_sweep(struct iptun_term_cache *cache)
         term_one_lookup_release(cache, de);
     }
     cache->one_lookup_sweep_idx = (cache->one_lookup_sweep_idx + 1)
-                              & IPTUN_TERM_ONE_LOOKUP_MASK;
+                                  & IPTUN_TERM_ONE_LOOKUP_MASK;
     cache->outer_sweep_idx = (cache->outer_sweep_idx + 1)
                              & IPTUN_TERM_OUTER_MASK;
     cache->inner_4in4_sweep_idx = (cache->inner_4in4_sweep_idx + 1)
