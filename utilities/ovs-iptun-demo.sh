@@ -1,14 +1,15 @@
 #! /bin/bash
-# ovs-iptun-demo.sh: Open vSwitch hosts joined by ipip or fou tunnels.
+# ovs-iptun-demo.sh: Open vSwitch hosts joined by ipip, fou or gue tunnels.
 #
 # Builds the hosts of utilities/ovs-iptun-hosts.sh (by default two OVS hosts,
 # network namespaces with the userspace datapath, joined by an ipip tunnel
 # over a veth underlay), pings across the overlay, shows each OVS host's
-# datapath flows and tears the hosts down.  ovs-iptun-hosts.sh's header
-# lists the environment that chooses the hosts and the tunnel (IPTUN_TYPE,
-# IPTUN_OPTIONS, IPTUN_PEERS, IPTUN_PEER...).
+# datapath flows and tears the hosts down.  The options are those of
+# ovs-iptun-hosts.sh's "up", listed in its header (--type, --options,
+# --peers, --peer...).
 #
-# usage: ovs-iptun-demo.sh [demo|up|ping|flows HOST|vsctl HOST ARGS...|
+# usage: ovs-iptun-demo.sh [demo [UP-OPTION...]|up [UP-OPTION...]|ping|
+#                           flows HOST|vsctl HOST ARGS...|
 #                           appctl HOST ARGS...|list|down]
 #   demo        (the default) the above
 #   up, ping, flows, vsctl, appctl, list, down: ovs-iptun-hosts.sh's commands
@@ -21,8 +22,9 @@ hosts () { bash "$iptun_dir/ovs-iptun-hosts.sh" "$@"; }
 
 case ${1:-demo} in
 demo)
+    test $# = 0 || shift
     trap 'hosts down' EXIT
-    hosts up
+    hosts up "$@"
     echo
     status=0
     hosts ping || status=1

@@ -1,91 +1,168 @@
 #! /bin/bash
-# ovs-iptun-hosts.sh: the hosts fixture: Open vSwitch hosts joined by ipip or
-# fou tunnels, in network namespaces over veth.  Used by the demo
+# ovs-iptun-hosts.sh: the hosts fixture: Open vSwitch hosts joined by a
+# tunnel, in network namespaces over veth.  Used by the demo
 # (utilities/ovs-iptun-demo.sh), the host and guest system tests
 # (tests/system-iptun*.at, IPTUN_HOSTS_UP), the kernel bench
 # (utilities/ovs-iptun-kbench.sh) and the TSO bench
 # (utilities/ovs-iptun-tsobench.sh).
 #
 # Each "host" is a network namespace.  Host a runs its own ovsdb-server and
-# ovs-vswitchd with the userspace (netdev) datapath, or the kernel datapath
-# with IPTUN_DATAPATH=system (needs openvswitch.ko and ovs-iptun's
-# iptun.ko for the tunnel port), or with IPTUN_HOST_A=linux is a Linux
-# kernel ipip device like its one peer; each peer (b, and c...
-# with IPTUN_PEERS) is another such OVS host or, with IPTUN_PEER=linux, a
-# Linux kernel ipip (or ipip-over-fou) device.  Veth pairs from host a's
+# ovs-vswitchd, or is a Linux tunnel device like its one peer (--host-a
+# linux); each peer (b, and c... with --peers) is another such OVS host
+# or a Linux tunnel device (--peer linux).  Veth pairs from host a's
 # underlay bridge br-ul to each peer are the underlay (192.0.2.1 for a,
 # 192.0.2.2 for b, ...); the overlay (10.10.0.1 for a, 10.10.0.2 for b, ...)
-# crosses it in an OVS "ipip" (or "fou") port, tun0.  With one peer, host
-# a's tun0 has a fixed remote_ip; with several, remote_ip=flow and OpenFlow
-# chooses the peer with set_field:...->tun_dst.  The default (two OVS hosts)
-# needs no kernel ipip or fou module.
+# crosses it in an OVS tunnel port, tun0.  With one peer, host a's tun0 has
+# a fixed remote_ip; with several, remote_ip=flow and OpenFlow chooses the
+# peer with set_field:...->tun_dst.  The default (two OVS hosts, ipip,
+# userspace datapath) needs no kernel tunnel module.
 #
-# usage: ovs-iptun-hosts.sh up|ping|flows HOST|vsctl HOST ARGS...|
-#                           appctl HOST ARGS...|list|down
-#   up          build the hosts (tearing down any left over)
-#   ping        ping every peer's overlay address from host a, and back
+# usage: ovs-iptun-hosts.sh up [OPTION...]|ping|flows HOST|
+#                           vsctl HOST ARGS...|appctl HOST ARGS...|list|down
+#   up          builds the hosts (tearing down any left over in the state
+#               directory) as the options say, and records them there, so
+#               that the other commands need no options
+#   ping        pings every peer's overlay address from host a, and back
 #   flows HOST  datapath flows of an OVS host (a, b, ...)
-#   vsctl HOST ARGS...   ovs-vsctl against an OVS host's database
+#   vsctl HOST ARGS...   ovs-vswitchd's database of an OVS host: ovs-vsctl
 #   appctl HOST ARGS...  ovs-appctl against an OVS host's ovs-vswitchd
 #   list        one line per host: HOST NAMESPACE KIND (ovs or linux)
-#   down        stop the daemons and delete the namespaces
+#   down        stops the daemons, deletes the namespaces and the state
 #
-# Environment: OVS_BUILDDIR (use the binaries of an Open vSwitch build tree,
-# otherwise those on PATH), OVS_SRCDIR (for the database schema),
-# IPTUN_DEMO_PREFIX (names of namespaces and state, default "iptun"),
-# IPTUN_DEMO_DIR (state directory, default /tmp/$IPTUN_DEMO_PREFIX-demo),
-# IPTUN_TYPE (tunnel type, default "ipip"), IPTUN_OPTIONS (extra OVS tunnel
-# options, e.g. "options:dst_port=5555" for fou), IPTUN_PEERS (peer hosts,
-# default "b"), IPTUN_PEER ("ovs", the default, or "linux"), IPTUN_HOST_A
-# ("ovs", the default, or "linux": then IPTUN_PEER must be "linux" and there
-# is one peer), IPTUN_LINUX_OPTIONS (extra "ip link add ... type ipip"
-# options of a Linux host, e.g. "encap fou encap-sport auto encap-dport 5555
-# encap-csum"), IPTUN_LINUX_FOU_PORT (a Linux host's "ip fou add port"
-# receive port), IPTUN_LINUX_FOU_TYPE (what it receives there: "ipproto 4",
-# the default, or "gue"), IPTUN_LINUX_KIND (the Linux host's device:
-# "ipip", the default, "gre" (L3, for an OVS "gre" port with
-# options:packet_type=legacy_l3) or "vxlan" (VNI 0, UDP port 4789, an
-# Ethernet device: it takes the MAC address that the OVS host's overlay
-# neighbour entry gives it, and a static one for the OVS host's address)),
-# IPTUN_DATAPATH (the OVS hosts' datapath_type: "netdev", the
-# default, or "system"), IPTUN_OVERLAY_MTU (the overlay interfaces' MTU;
-# "default", the default, leaves OVS's 1500 and Linux's own, the underlay's
-# less the tunnel's headers: both datapaths answer packets too big for the
-# tunnel with ICMP, so path MTU discovery finds the rest),
-# IPTUN_UNDERLAY_MTU (the veths' and br-ul's MTU; "default": 1500),
-# IPTUN_UNDERLAY ("ipv4", the default, or "ipv6": the underlay addresses
-# are 2001:db8:2::1 for a, 2001:db8:2::2 for b, ...; OVS hosts only),
-# IPTUN_TSO ("on":
-# the OVS hosts start with other_config:userspace-tso-enable=true, so that
-# the overlay's TCP reaches the tunnel port in TSO packets of up to 64 KB
-# through br-ov's tap), IPTUN_GRO ("true" or "false": the OVS hosts'
-# other_config:userspace-gro-enable; default unset: on with TSO).
-# (IPTUN_DEMO_PREFIX and IPTUN_DEMO_DIR keep the names they had when the
-# demo held this fixture.)
+# Options of "up" (each one's default first):
+#   --netns PREFIX      namespaces PREFIX-a, PREFIX-b... (iptun)
+#   --type TYPE         the OVS hosts' tunnel port type (ipip; fou, gue,
+#                       gre, vxlan...)
+#   --options SETTINGS  more settings of the tunnel Interface, as ovs-vsctl
+#                       takes them ("options:dst_port=5555 options:csum=true")
+#   --peers HOSTS       the peers ("b"; "b c" for two)
+#   --peer KIND         what the peers are: ovs or linux
+#   --host-a KIND       what host a is: ovs or linux (then the one peer is
+#                       linux too)
+#   --linux-dev "KIND [ARGS]"  a Linux host's tunnel device: ip link's type
+#                       (ipip; gre: L3, for an OVS "gre" port with
+#                       options:packet_type=legacy_l3; vxlan: VNI 0, UDP
+#                       port 4789, with the MAC address the OVS host's
+#                       neighbour entry gives it) and more "ip link add"
+#                       arguments ("ipip encap fou encap-sport auto
+#                       encap-dport 5555 encap-csum")
+#   --linux-fou "PORT [ipproto 4|gue]"  a Linux host receives fou (ipproto
+#                       4, the default) or GUE on PORT ("ip fou add")
+#   --datapath TYPE     the OVS hosts' datapath_type: netdev or system (the
+#                       kernel datapath: needs openvswitch.ko and ovs-iptun's
+#                       iptun.ko)
+#   --underlay ipv4|ipv6  IPv6 underlay: 2001:db8:2::1 for a, ::2 for b...
+#                       (OVS hosts only)
+#   --mtu default|N     the overlay interfaces' MTU: "default" leaves OVS's
+#                       1500 and Linux's own (the underlay's less the
+#                       tunnel's headers): both datapaths answer packets too
+#                       big for the tunnel with ICMP, so path MTU discovery
+#                       finds the rest
+#   --underlay-mtu default|N  the veths' and br-ul's MTU (default: 1500)
+#   --other-config KEY=VALUE  other_config of each OVS host, set before
+#                       ovs-vswitchd starts (e.g. userspace-tso-enable=true,
+#                       userspace-gro-enable=false); repeatable
+#
+# Environment: IPTUN_HOSTS_DIR (the state directory: daemons' files and the
+# recorded options; default /tmp/iptun-hosts), OVS_BUILDDIR (use an Open
+# vSwitch build tree's programs, otherwise those on PATH) and OVS_SRCDIR
+# (its source, for the database schema), both read by "up" only.
 
 set -e
 # shellcheck source=ovs-iptun-lib.sh source-path=SCRIPTDIR
 . "$(dirname "$(readlink -f "$0")")/ovs-iptun-lib.sh"
-P=${IPTUN_DEMO_PREFIX:-iptun}
-DIR=${IPTUN_DEMO_DIR:-/tmp/$P-demo}
-TYPE=${IPTUN_TYPE:-ipip}
-OPTIONS=${IPTUN_OPTIONS:-}
-PEERS=${IPTUN_PEERS:-b}
-PEER_KIND=${IPTUN_PEER:-ovs}
-A_KIND=${IPTUN_HOST_A:-ovs}
-DP_TYPE=${IPTUN_DATAPATH:-netdev}
-OVERLAY_MTU=${IPTUN_OVERLAY_MTU:-default}
-UNDERLAY_MTU=${IPTUN_UNDERLAY_MTU:-default}
-TSO=${IPTUN_TSO:-off}
-GRO=${IPTUN_GRO:-}
-UNDERLAY=${IPTUN_UNDERLAY:-ipv4}
+DIR=${IPTUN_HOSTS_DIR:-/tmp/iptun-hosts}
+STATE=$DIR/hosts.conf
 
-if test -n "${OVS_BUILDDIR:-}"; then
-    PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
-    SCHEMA=${OVS_SRCDIR:?OVS_SRCDIR is needed with OVS_BUILDDIR}/vswitchd/vswitch.ovsschema
-else
-    SCHEMA=${OVS_SCHEMA:-/usr/local/share/openvswitch/vswitch.ovsschema}
-fi
+# The options of "up", with their defaults; "up" records them in $STATE.
+P=iptun
+TYPE=ipip
+OPTIONS=
+PEERS=b
+PEER_KIND=ovs
+A_KIND=ovs
+LINUX_DEV=ipip
+LINUX_FOU=
+DP_TYPE=netdev
+UNDERLAY=ipv4
+OVERLAY_MTU=default
+UNDERLAY_MTU=default
+OTHER_CONFIG=
+HOSTS_PATH=$PATH
+SCHEMA=
+
+die () { echo "$0: $*" >&2; exit 1; }
+
+# parse_up OPTION...: the options of "up" into the variables above.
+parse_up () {
+    local kind
+    while test $# -gt 0; do
+        test $# -ge 2 || die "$1 needs a value"
+        case $1 in
+        --netns) P=$2 ;;
+        --type) TYPE=$2 ;;
+        --options) OPTIONS=$2 ;;
+        --peers) PEERS=$2 ;;
+        --peer) PEER_KIND=$2 ;;
+        --host-a) A_KIND=$2 ;;
+        --linux-dev) LINUX_DEV=$2 ;;
+        --linux-fou) LINUX_FOU=$2 ;;
+        --datapath) DP_TYPE=$2 ;;
+        --underlay) UNDERLAY=$2 ;;
+        --mtu) OVERLAY_MTU=$2 ;;
+        --underlay-mtu) UNDERLAY_MTU=$2 ;;
+        --other-config) OTHER_CONFIG="$OTHER_CONFIG other_config:$2" ;;
+        *) die "up: unknown option $1 (see $0's header)" ;;
+        esac
+        shift 2
+    done
+    for kind in "$PEER_KIND" "$A_KIND"; do
+        case $kind in
+        ovs|linux) ;;
+        *) die "--peer and --host-a: ovs or linux, not $kind" ;;
+        esac
+    done
+    case ${LINUX_DEV%% *} in
+    ipip|gre|vxlan) ;;
+    *) die "--linux-dev: ipip, gre or vxlan, not ${LINUX_DEV%% *}" ;;
+    esac
+    case $UNDERLAY in
+    ipv4|ipv6) ;;
+    *) die "--underlay: ipv4 or ipv6, not $UNDERLAY" ;;
+    esac
+    if test "$A_KIND" = linux \
+       && { test "$PEER_KIND" != linux || test "$(echo "$PEERS" | wc -w)" != 1; }; then
+        die "--host-a linux needs --peer linux and one peer"
+    fi
+    if test "$UNDERLAY" = ipv6 \
+       && { test "$A_KIND" != ovs || test "$PEER_KIND" != ovs; }; then
+        die "--underlay ipv6 is for OVS hosts only"
+    fi
+    if test -n "${OVS_BUILDDIR:-}"; then
+        HOSTS_PATH=$(iptun_ovs_path "$OVS_BUILDDIR")
+        SCHEMA=${OVS_SRCDIR:?OVS_SRCDIR is needed with OVS_BUILDDIR}/vswitchd/vswitch.ovsschema
+    else
+        SCHEMA=${OVS_SCHEMA:-/usr/local/share/openvswitch/vswitch.ovsschema}
+    fi
+    PATH=$HOSTS_PATH
+}
+
+# The variables "up" records, and reads back for the other commands.
+STATE_VARS="P TYPE OPTIONS PEERS PEER_KIND A_KIND LINUX_DEV LINUX_FOU DP_TYPE
+            UNDERLAY OVERLAY_MTU UNDERLAY_MTU OTHER_CONFIG HOSTS_PATH SCHEMA"
+save_state () {
+    local v
+    mkdir -p "$DIR"
+    for v in $STATE_VARS; do
+        printf '%s=%q\n' "$v" "${!v}"
+    done > "$STATE"
+}
+load_state () {
+    test -f "$STATE" || return 1
+    # shellcheck disable=SC1090
+    . "$STATE"
+    PATH=$HOSTS_PATH
+}
 
 # Host a is number 1, b 2, c 3...
 host_num () { printf '%d' "'$1"; }
@@ -120,18 +197,14 @@ nsexec () { local h=$1; shift; ip netns exec "$P-$h" "$@"; }
 
 start_ovs () {
     iptun_ovsdb_start "$DIR/$1" "$SCHEMA"
-    if test "$TSO" = on; then
-        vsctl "$1" --no-wait set Open_vSwitch . \
-            other_config:userspace-tso-enable=true
-    fi
-    if test -n "$GRO"; then
-        vsctl "$1" --no-wait set Open_vSwitch . \
-            other_config:userspace-gro-enable="$GRO"
+    if test -n "$OTHER_CONFIG"; then
+        # shellcheck disable=SC2086
+        vsctl "$1" --no-wait set Open_vSwitch . $OTHER_CONFIG
     fi
     iptun_vswitchd_start "$DIR/$1" "$P-$1"
 }
 
-# overlay_mtu HOST DEVICE: DEVICE gets IPTUN_OVERLAY_MTU.
+# overlay_mtu HOST DEVICE: DEVICE gets the overlay's MTU (--mtu).
 overlay_mtu () {
     if test "$OVERLAY_MTU" != default; then
         nsexec "$1" ip link set "$2" mtu "$OVERLAY_MTU"
@@ -197,37 +270,34 @@ route_ovs () {
         "in_port=LOCAL,ip,nw_dst=$(overlay_ip "$peer"),actions=$actions"
 }
 
-# setup_linux HOST PEER: a Linux ipip (or IPTUN_LINUX_KIND) device on HOST
-# to PEER, over fou if IPTUN_LINUX_FOU_PORT is set.
+# setup_linux HOST PEER: a Linux tunnel device (--linux-dev) on HOST to PEER,
+# over fou if --linux-fou.
 setup_linux () {
-    local h=$1 peer=$2 kind=${IPTUN_LINUX_KIND:-ipip}
+    local h=$1 peer=$2 kind=${LINUX_DEV%% *} args= fou_type="ipproto 4"
+    test "$kind" = "$LINUX_DEV" || args=${LINUX_DEV#* }
     # The userspace datapath reads the veth with AF_PACKET, which does not
     # complete checksums left to offload: the Linux side must compute them.
     nsexec "$h" ethtool -K "to-$peer" tx off >/dev/null
     underlay_addr "$h" "to-$peer"
-    if test -n "${IPTUN_LINUX_FOU_PORT:-}"; then
+    if test -n "$LINUX_FOU"; then
+        test "${LINUX_FOU%% *}" = "$LINUX_FOU" || fou_type=${LINUX_FOU#* }
         # fou has no module alias for its generic netlink family.
         modprobe fou
         # shellcheck disable=SC2086  # "ipproto 4" is two arguments
-        nsexec "$h" ip fou add port "$IPTUN_LINUX_FOU_PORT" \
-            ${IPTUN_LINUX_FOU_TYPE:-ipproto 4}
+        nsexec "$h" ip fou add port "${LINUX_FOU%% *}" $fou_type
     fi
     case $kind in
     ipip|gre)
         # shellcheck disable=SC2086
         nsexec "$h" ip link add tun0 type "$kind" \
             local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
-            ttl 64 ${IPTUN_LINUX_OPTIONS:-}
+            ttl 64 $args
         ;;
     vxlan)
         # shellcheck disable=SC2086
         nsexec "$h" ip link add tun0 address 02:00:00:00:00:01 type vxlan \
             id 0 local "$(underlay_ip "$h")" remote "$(underlay_ip "$peer")" \
-            dstport 4789 ttl 64 ${IPTUN_LINUX_OPTIONS:-}
-        ;;
-    *)
-        echo "$0: IPTUN_LINUX_KIND: ipip, gre or vxlan, not $kind" >&2
-        return 1
+            dstport 4789 ttl 64 $args
         ;;
     esac
     nsexec "$h" ip addr add "$(overlay_ip "$h")/24" dev tun0
@@ -239,7 +309,7 @@ setup_linux () {
 # reaches OVS host PEER's overlay address at PEER's br-ov, without ARP
 # (OVS's flows take IP alone).
 neigh_linux () {
-    if test "${IPTUN_LINUX_KIND:-ipip}" = vxlan && is_ovs "$2"; then
+    if test "${LINUX_DEV%% *}" = vxlan && is_ovs "$2"; then
         nsexec "$1" ip neigh replace "$(overlay_ip "$2")" \
             lladdr "$(nsexec "$2" cat /sys/class/net/br-ov/address)" dev tun0
     fi
@@ -248,18 +318,10 @@ neigh_linux () {
 cmd_up () {
     local h n_peers remote peer
     n_peers=$(echo "$PEERS" | wc -w)
-    if test "$A_KIND" = linux \
-       && { test "$PEER_KIND" != linux || test "$n_peers" != 1; }; then
-        echo "$0: IPTUN_HOST_A=linux needs IPTUN_PEER=linux and one peer" >&2
-        return 1
-    fi
-    if test "$UNDERLAY" = ipv6 \
-       && { test "$A_KIND" != ovs || test "$PEER_KIND" != ovs; }; then
-        echo "$0: IPTUN_UNDERLAY=ipv6 is for OVS hosts only" >&2
-        return 1
-    fi
+    # Hosts left over in the state directory, then any by the new names.
+    (load_state && cmd_down) >/dev/null 2>&1 || true
     cmd_down >/dev/null 2>&1 || true
-    mkdir -p "$DIR"
+    save_state
     for h in a $PEERS; do
         iptun_netns_add "$P-$h"
     done
@@ -307,7 +369,8 @@ cmd_up () {
             peer=a
             test "$h" != a || peer=$PEERS
             echo "  $P-$h: Linux, underlay $(underlay_ip "$h") on" \
-                 "to-$peer, overlay $(overlay_ip "$h") on ipip device tun0" \
+                 "to-$peer, overlay $(overlay_ip "$h") on ${LINUX_DEV%% *}" \
+                 "device tun0" \
                  "to $(underlay_ip "$peer")"
         fi
     done
@@ -356,10 +419,19 @@ cmd_down () {
     rm -rf "$DIR"
 }
 
-case ${1:-} in
-up|ping|list|down) "cmd_$1" ;;
-flows) cmd_flows "${2:-}" ;;
-vsctl) shift; vsctl "$@" ;;
-appctl) shift; h=$1; shift; on "$h" ovs-appctl "$@" ;;
+need_state () {
+    load_state || die "no hosts in $DIR (IPTUN_HOSTS_DIR): run \"$0 up\" first"
+}
+
+cmd=${1:-}
+test $# = 0 || shift
+case $cmd in
+up) parse_up "$@"; cmd_up ;;
+down) load_state || true; cmd_down ;;
+ping|list) need_state; "cmd_$cmd" ;;
+flows) need_state; cmd_flows "${1:-}" ;;
+vsctl) need_state; vsctl "$@" ;;
+appctl) need_state; h=${1:?appctl needs an OVS host: a, b, ...}; shift
+        on "$h" ovs-appctl "$@" ;;
 *) iptun_usage; exit 1 ;;
 esac

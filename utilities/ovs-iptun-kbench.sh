@@ -29,37 +29,31 @@ set -e
 T=${IPTUN_KBENCH_TIME:-5}
 ROWS=${IPTUN_KBENCH_ROWS:-linux-ipip ovs-ipip linux-fou ovs-fou linux-gue
                           ovs-gue ovs-gre ovs-vxlan}
-export IPTUN_DEMO_PREFIX=kb IPTUN_DEMO_DIR=/tmp/kb-hosts
-export IPTUN_DATAPATH=system IPTUN_PEER=linux IPTUN_OVERLAY_MTU=1400
+export IPTUN_HOSTS_DIR=/tmp/kb-hosts
 out=${IPTUN_KBENCH_OUT:-/tmp/kbench}
 rm -rf "$out"
 mkdir -p "$out"
 
 hosts () { bash "$iptun_dir/ovs-iptun-hosts.sh" "$@"; }
 
-# configure TYPE: the hosts fixture's settings for a tunnel TYPE; DEV: host
-# a's device that decapsulates (for an OVS host).
+# configure TYPE: the hosts fixture's options for a tunnel TYPE into UP; DEV:
+# host a's device that decapsulates (for an OVS host).
 configure () {
-    IPTUN_TYPE=$1 IPTUN_OPTIONS= IPTUN_LINUX_KIND=ipip IPTUN_LINUX_OPTIONS=
-    IPTUN_LINUX_FOU_PORT= IPTUN_LINUX_FOU_TYPE=
+    UP=(--netns kb --datapath system --peer linux --mtu 1400 --type "$1")
     case $1 in
     ipip) DEV=ipip_sys ;;
     fou|gue)
-        IPTUN_OPTIONS="options:dst_port=5555"
-        IPTUN_LINUX_OPTIONS="encap $1 encap-sport auto encap-dport 5555"
-        IPTUN_LINUX_FOU_PORT=5555
-        IPTUN_LINUX_FOU_TYPE="ipproto 4"
-        test "$1" = fou || IPTUN_LINUX_FOU_TYPE=gue
+        UP+=(--options options:dst_port=5555
+             --linux-dev "ipip encap $1 encap-sport auto encap-dport 5555"
+             --linux-fou "5555 $(test "$1" = fou && echo ipproto 4 || echo gue)")
         DEV=${1}_sys_5555
         ;;
     gre)
-        IPTUN_OPTIONS="options:packet_type=legacy_l3"
-        IPTUN_LINUX_KIND=gre DEV=gre_sys
+        UP+=(--options options:packet_type=legacy_l3 --linux-dev gre)
+        DEV=gre_sys
         ;;
-    vxlan) IPTUN_LINUX_KIND=vxlan DEV=vxlan_sys_4789 ;;
+    vxlan) UP+=(--linux-dev vxlan) DEV=vxlan_sys_4789 ;;
     esac
-    export IPTUN_TYPE IPTUN_OPTIONS IPTUN_LINUX_KIND IPTUN_LINUX_OPTIONS \
-           IPTUN_LINUX_FOU_PORT IPTUN_LINUX_FOU_TYPE
 }
 
 # wire GRO: both veth ends segment, with GRO on or off.
@@ -100,7 +94,7 @@ run () {
 trap 'hosts down >/dev/null 2>&1 || true' EXIT
 for row in $ROWS; do
     configure "${row#*-}"
-    IPTUN_HOST_A=${row%%-*} hosts up >/dev/null
+    hosts up "${UP[@]}" --host-a "${row%%-*}" >/dev/null
     hosts ping >/dev/null
     run "$row" off
     run "$row" on

@@ -31,7 +31,7 @@ N=${IPTUN_TSOBENCH_STREAMS:-8}
 R=${IPTUN_TSOBENCH_ROUNDS:-1}
 # An overlay MTU of 1400 for every type: the stock tunnels do not answer
 # packets too big for them (ours do), so TCP would not find their path MTU.
-export IPTUN_DEMO_PREFIX=tb IPTUN_DEMO_DIR=/tmp/tb-hosts IPTUN_OVERLAY_MTU=1400
+export IPTUN_HOSTS_DIR=/tmp/tb-hosts
 
 hosts () { bash "$iptun_dir/ovs-iptun-hosts.sh" "$@"; }
 trap 'hosts down >/dev/null 2>&1 || true' EXIT
@@ -39,7 +39,7 @@ trap 'hosts down >/dev/null 2>&1 || true' EXIT
 # ticks HOST: the CPU time (user and system, clock ticks) that HOST's
 # ovs-vswitchd has used.
 ticks () {
-    awk '{print $14 + $15}' "/proc/$(cat "$IPTUN_DEMO_DIR/$1/ovs-vswitchd.pid")/stat"
+    awk '{print $14 + $15}' "/proc/$(cat "$IPTUN_HOSTS_DIR/$1/ovs-vswitchd.pid")/stat"
 }
 
 # run STREAMS: "RATE A-TICKS B-TICKS" for one iperf3 run to b's overlay
@@ -51,20 +51,23 @@ run () {
     echo "$rate $(($(ticks a) - a0)) $(($(ticks b) - b0))"
 }
 
-# measure NAME TYPE OPTIONS [TSO...]: one line per TSO setting and number
-# of streams: "NAME TSO STREAMS RATE A-TICKS B-TICKS".
+# measure NAME TSOS UP-OPTION...: one line per TSO setting in TSOS ("off on
+# gro": TSO off, TSO on without aggregation, and with it) and number of
+# streams: "NAME TSO STREAMS RATE A-TICKS B-TICKS", on the hosts that the
+# fixture's "up" options say (after the MTU of 1400, which they may change).
 measure () {
-    local name=$1 type=$2 options=$3 tsos tso n on gro
-    shift 3
-    tsos=${*:-off on gro}
+    local name=$1 tsos=$2 tso n
+    local -a other
+    shift 2
     for tso in $tsos; do
         case $tso in
-        off) on=off gro= ;;
-        on) on=on gro=false ;;
-        gro) on=on gro=true ;;
+        off) other=() ;;
+        on) other=(--other-config userspace-tso-enable=true
+                   --other-config userspace-gro-enable=false) ;;
+        gro) other=(--other-config userspace-tso-enable=true
+                    --other-config userspace-gro-enable=true) ;;
         esac
-        IPTUN_TYPE=$type IPTUN_OPTIONS=$options IPTUN_TSO=$on IPTUN_GRO=$gro \
-            hosts up >/dev/null
+        hosts up --netns tb --mtu 1400 "$@" "${other[@]}" >/dev/null
         hosts ping >/dev/null
         for n in 1 "$N"; do
             echo "$name $tso $n $(run "$n")"
@@ -72,20 +75,21 @@ measure () {
     done
 }
 
-out=$IPTUN_DEMO_DIR.txt
+out=$IPTUN_HOSTS_DIR.txt
 : > "$out"
 for _ in $(seq "$R"); do
     {
-        measure ipip ipip ""
-        measure gre-l3 gre "options:packet_type=legacy_l3"
-        measure fou fou "options:dst_port=5555"
-        measure gue gue "options:dst_port=6666"
-        measure vxlan vxlan ""
-        TO=192.0.2.2 IPTUN_UNDERLAY_MTU=1400 measure plain ipip "" off on
-        IPTUN_UNDERLAY_MTU=9000 IPTUN_OVERLAY_MTU=8900 \
-            measure ipip-9k ipip "" on
-        IPTUN_UNDERLAY_MTU=9000 IPTUN_OVERLAY_MTU=8900 \
-            measure fou-9k fou "options:dst_port=5555" on
+        all="off on gro"
+        measure ipip "$all" --type ipip
+        measure gre-l3 "$all" --type gre \
+            --options options:packet_type=legacy_l3
+        measure fou "$all" --type fou --options options:dst_port=5555
+        measure gue "$all" --type gue --options options:dst_port=6666
+        measure vxlan "$all" --type vxlan
+        TO=192.0.2.2 measure plain "off on" --underlay-mtu 1400
+        measure ipip-9k on --underlay-mtu 9000 --mtu 8900
+        measure fou-9k on --type fou --options options:dst_port=5555 \
+            --underlay-mtu 9000 --mtu 8900
     } >> "$out"
 done
 
