@@ -1249,23 +1249,26 @@ size_t
 netdev_iptun_reass_batch(const struct netdev *netdev,
                          struct dp_packet_batch *batch)
 {
-    size_t i, n = dp_packet_batch_size(batch), n_kept = 0;
+    size_t i, first, n = dp_packet_batch_size(batch), n_kept = 0;
     struct dp_packet *packet;
     enum iptun_type type;
 
-    for (i = 0; i < n; i++) {
-        if (OVS_UNLIKELY(iptun_is_outer_fragment(batch->packets[i]))) {
+    for (first = 0; first < n; first++) {
+        if (OVS_UNLIKELY(iptun_is_outer_fragment(batch->packets[first]))) {
             break;
         }
     }
-    if (OVS_LIKELY(i == n)
+    if (OVS_LIKELY(first == n)
         || !iptun_type_from_name(netdev_get_type(netdev), &type)) {
         return 0;
     }
+    /* The packets before the first fragment stay as they are. */
     DP_PACKET_BATCH_REFILL_FOR_EACH (i, n, packet, batch) {
-        bool kept;
+        bool kept = false;
 
-        packet = netdev_iptun_reass(type, packet, &kept);
+        if (i >= first) {
+            packet = netdev_iptun_reass(type, packet, &kept);
+        }
         n_kept += kept;
         if (packet) {
             dp_packet_batch_add(batch, packet);
