@@ -36,10 +36,11 @@
  * carrying IPv4 TCP or UDP, is looked up in the first pass in a third
  * table ('one_lookup') keyed by every field that either pass's table holds
  * (iptun_term_one_lookup_key), whose entry refers to both passes' flows and
- * the tunnel port.  A hit leaves a ticket in the packet; if every packet of
- * the tnl_pop flow's batch holds one, the batch's decapsulation in one pass
- * pops them without re-checking what the key proved (only the checksums)
- * and skips the second-pass lookup.  Entries are made by that
+ * the tunnel port.  A hit gives the packet a ticket, kept in the batch's
+ * state (iptun_term_batch); if every packet of the tnl_pop flow's batch
+ * holds one, the batch's decapsulation in one pass pops them without
+ * re-checking what the key proved (only the checksums) and skips the
+ * second-pass lookup.  Entries are made by that
  * decapsulation when all its packets hit the second-pass table.
  * other_config:iptun-term-one-lookup (default true) turns it off; packets
  * decapsulated with it are counted in "iptun_one_lookup".
@@ -55,17 +56,51 @@
 #include "odp-netlink.h"
 #include "ovs-rcu.h"
 
-/* What a one-lookup hit leaves in the packet's 'md.dp_hash' (which
- * pkt_metadata_init() zeroed and the pop zeroes again) for the batch's
- * decapsulation: this flag, the entry's generation (bits 15-30) and index
- * (bits 0-14). */
-#define IPTUN_TERM_ONE_LOOKUP_TICKET (UINT32_C(1) << 31)
+/* A one-lookup hit's ticket, beside its packet in the batch's state
+ * (iptun_term_batch.ticket_entries), for the batch's decapsulation: the
+ * entry's generation (bits 15-30) and index (bits 0-14). */
 #define IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT 15
 /* A ticket has IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT bits for the entry's index and
  * 16 above them for its generation. */
 BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_ENTRIES
                   <= 1 << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT);
-BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT + 16 <= 31);
+BUILD_ASSERT_DECL(IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT + 16 <= 32);
+
+/* Returns the index in the batch's tickets of the next ticket of 'packet'
+ * from index 't' on, or the number of tickets if it has none there.  The
+ * tickets are in the order of the batch's packets, as are the packets of
+ * each of its flows' batches: a flow's batch finds its tickets in one walk
+ * from the first not yet redeemed, usually the next ones in a row. */
+static inline uint32_t
+iptun_term_ticket_find(const struct iptun_term_batch *batch,
+                       const struct dp_packet *packet, uint32_t t)
+{
+    while (t < batch->tickets && batch->ticket_packets[t] != packet) {
+        t++;
+    }
+    return t;
+}
+
+/* Redeems the tickets of 'packets', found from index 't' on: clears them,
+ * so that the walks of the flows' batches that follow skip them, and
+ * moves 'ticket_first' past those cleared. */
+static inline void
+iptun_term_tickets_redeem(struct iptun_term_batch *batch,
+                          const struct dp_packet_batch *packets, uint32_t t)
+{
+    struct dp_packet *packet;
+
+    DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
+        t = iptun_term_ticket_find(batch, packet, t);
+        if (t < batch->tickets) {
+            batch->ticket_packets[t++] = NULL;
+        }
+    }
+    while (batch->ticket_first < batch->tickets
+           && !batch->ticket_packets[batch->ticket_first]) {
+        batch->ticket_first++;
+    }
+}
 
 /* Per batch: which tables it uses, and their payoff records. */
 
@@ -282,10 +317,10 @@ found:
 /* One lookup for 'packet', a first-pass candidate received on 'in_port'
  * (iptun_term_one_lookup_key): on a hit, returns the tnl_pop flow, sets the
  * layer offsets as iptun_term_outer_lookup() does and gives the packet the
- * entry's ticket (IPTUN_TERM_ONE_LOOKUP_TICKET), which its batch's
- * decapsulation in one pass redeems (iptun_term_one_lookup_pop()).  Returns
- * NULL, the packet untouched, on a miss. */
-static inline struct dp_netdev_flow *
+ * entry's ticket, in the batch's state, which its batch's decapsulation in
+ * one pass redeems (iptun_term_one_lookup_pop()).  Returns NULL, the
+ * packet untouched, on a miss. */
+static inline ALWAYS_INLINE struct dp_netdev_flow *
 iptun_term_one_lookup_lookup(struct iptun_term_cache *cache,
                              struct dp_packet *packet, odp_port_t in_port)
 {
@@ -316,10 +351,13 @@ iptun_term_one_lookup_lookup(struct iptun_term_cache *cache,
         || !OVS_LIKELY(iptun_term_flow_usable(e->outer))) {
         return NULL;
     }
-    cache->batch.tickets++;
-    packet->md.dp_hash = (IPTUN_TERM_ONE_LOOKUP_TICKET
-                          | ((uint32_t) e->gen
-                             << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT) | idx);
+    if (OVS_LIKELY(cache->batch.tickets < NETDEV_MAX_BURST)) {
+        uint32_t t = cache->batch.tickets++;
+
+        cache->batch.ticket_packets[t] = packet;
+        cache->batch.ticket_entries[t]
+            = ((uint32_t) e->gen << IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT) | idx;
+    }
     iptun_term_set_offsets(packet, ETH_HEADER_LEN, IP_HEADER_LEN, l2_pad);
     iptun_term_set_l4_proto(packet, (key.w[0] >> 16) & 0xff);
     return e->outer;
@@ -355,7 +393,7 @@ iptun_term_inner_lookup(struct iptun_term_cache *cache,
  * 'idx', of 'pass', for which iptun_term_candidate() is true, received on
  * 'in_port' (first pass).  Returns the packet's flow and its TCP flags, or
  * NULL. */
-static inline struct dp_netdev_flow *
+static inline ALWAYS_INLINE struct dp_netdev_flow *
 iptun_term_cache_lookup(struct iptun_term_cache *cache,
                         struct dp_packet *packet, size_t idx,
                         enum iptun_term_pass pass, odp_port_t in_port,
@@ -456,7 +494,7 @@ iptun_term_batch_begin(struct iptun_term_cache *cache,
     bool one_lookup;
 
     if (pass == IPTUN_TERM_FIRST_PASS) {
-        cache->batch.tickets = 0;
+        cache->batch.tickets = cache->batch.ticket_first = 0;
         cache->batch.one_lookup_on = cache->batch.one_lookup_fill = false;
         cache->batch.hints_now = false;
     } else {
@@ -504,25 +542,45 @@ iptun_term_one_lookup_pop(struct iptun_term_cache *cache,
                           struct dp_netdev_flow **flows, uint16_t *tcp_flags)
 {
     struct iptun_term_one_lookup_entry *entries[NETDEV_MAX_BURST];
+    struct iptun_term_batch *batch = &cache->batch;
+    uint32_t first = batch->ticket_first, t = first;
     struct dp_packet *packet;
+    bool in_a_row = true;
 
-    if (!cache->batch.tickets) {
+    if (t >= batch->tickets) {
         return false;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-        uint32_t ticket = packet->md.dp_hash;
         struct iptun_term_one_lookup_entry *e;
+        uint32_t ticket;
 
+        if (OVS_UNLIKELY(t >= batch->tickets
+                         || batch->ticket_packets[t] != packet)) {
+            t = iptun_term_ticket_find(batch, packet, t);
+            if (t >= batch->tickets) {
+                return false;
+            }
+            in_a_row = false;
+        }
+        ticket = batch->ticket_entries[t++];
         e = &cache->one_lookup[ticket & IPTUN_TERM_ONE_LOOKUP_MASK];
-        if (!(ticket & IPTUN_TERM_ONE_LOOKUP_TICKET)
-            || e->gen != ((ticket >> IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT)
-                          & UINT16_MAX)
+        if (e->gen != ticket >> IPTUN_TERM_ONE_LOOKUP_GEN_SHIFT
             || e->outer != outer || !e->inner || e->port != port
             || OVS_UNLIKELY(e->inner->dead)
             || !iptun_pop_known_ok(packet)) {
             return false;
         }
         entries[i] = e;
+    }
+    if (OVS_LIKELY(in_a_row)) {
+        /* The tickets from the first not yet redeemed on, in a row: the
+         * walk of the next flow's batch begins after them. */
+        batch->ticket_first = t;
+        while (t < batch->tickets && !batch->ticket_packets[t]) {
+            batch->ticket_first = ++t;
+        }
+    } else {
+        iptun_term_tickets_redeem(batch, packets, first);
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         const struct iptun_term_one_lookup_entry *e = entries[i];
@@ -542,31 +600,14 @@ iptun_term_one_lookup_pop(struct iptun_term_cache *cache,
     return true;
 }
 
-/* Takes back the tickets of 'packets', a batch of received packets that
- * does not take iptun_term_one_lookup_pop() (its flow's actions may no longer
- * be the tnl_pop that would have cleared them). */
-static inline void
-iptun_term_one_lookup_forget(struct iptun_term_cache *cache,
-                             struct dp_packet_batch *packets)
-{
-    struct dp_packet *packet;
-
-    if (OVS_UNLIKELY(cache->batch.tickets)) {
-        DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
-            if (packet->md.dp_hash & IPTUN_TERM_ONE_LOOKUP_TICKET) {
-                packet->md.dp_hash = 0;
-            }
-        }
-    }
-}
-
 /* Before the pop of 'packets' (received packets of a tnl_pop flow),
  * stores in 'frames' where each packet's frame is, if it may make a
  * one-lookup entry (an unfragmented IPv4 frame without options, without a
- * ticket: the pop leaves such a packet's headers where they are, in its
- * headroom), for iptun_term_one_lookup_remember() after the batch's
- * second-pass lookups.  Returns false, nothing stored, if the batch does
- * not fill the one lookup's table (iptun_term_batch.one_lookup_fill). */
+ * ticket, which its entry already gave it: the pop leaves such a packet's
+ * headers where they are, in its headroom), for
+ * iptun_term_one_lookup_remember() after the batch's second-pass lookups.
+ * Returns false, nothing stored, if the batch does not fill the one
+ * lookup's table (iptun_term_batch.one_lookup_fill). */
 static inline bool
 iptun_term_one_lookup_frames(const struct iptun_term_cache *cache,
                              const struct dp_packet_batch *packets,
@@ -584,11 +625,14 @@ iptun_term_one_lookup_frames(const struct iptun_term_cache *cache,
         uint32_t size = dp_packet_size(packet);
 
         frames[i].data = NULL;
-        if (!(packet->md.dp_hash & IPTUN_TERM_ONE_LOOKUP_TICKET)
-            && packet->packet_type == htonl(PT_ETH)
+        if (packet->packet_type == htonl(PT_ETH)
             && size >= ETH_HEADER_LEN + IP_HEADER_LEN
             && eth->eth_type == htons(ETH_TYPE_IP)
-            && iptun_term_ipv4_len(ip, size - ETH_HEADER_LEN)) {
+            && iptun_term_ipv4_len(ip, size - ETH_HEADER_LEN)
+            && (!cache->batch.tickets
+                || iptun_term_ticket_find(&cache->batch, packet,
+                                          cache->batch.ticket_first)
+                   == cache->batch.tickets)) {
             frames[i].data = data;
             frames[i].size = size;
             frames[i].in_port = packet->md.in_port.odp_port;

@@ -89,8 +89,7 @@ struct smap;
 #define IPTUN_TERM_INNER_ANY6_ENTRIES 8192   /* A power of 2. */
 #define IPTUN_TERM_INNER_ANY6_MASK (IPTUN_TERM_INNER_ANY6_ENTRIES - 1)
 #define IPTUN_TERM_INNER_ANY6_WORDS 13
-/* A power of 2, at most 2**15. */
-#define IPTUN_TERM_ONE_LOOKUP_ENTRIES 32768
+#define IPTUN_TERM_ONE_LOOKUP_ENTRIES 32768   /* A power of 2, <= 2**15. */
 #define IPTUN_TERM_ONE_LOOKUP_MASK (IPTUN_TERM_ONE_LOOKUP_ENTRIES - 1)
 
 /* First pass.  w[0]: input port, IPTUN_TERM_OUTER_* flags, protocol, TOS,
@@ -196,17 +195,18 @@ iptun_term_pass_of(bool md_is_valid)
 
 /* The state of the batch being processed, from iptun_term_batch_begin()
  * to the next batch of its pass: whether a received batch looks up and
- * fills the one lookup's table, how many of its packets hold a ticket (in
- * 'md.dp_hash'); for a batch that decapsulation in one pass recirculates,
- * the flows its packets' lookups found, by index in the batch, for the
- * recirculation's second pass ('hints_pending' until it begins,
- * 'hints_now' during it; iptun_term_hint()). */
+ * fills the one lookup's table; its one-lookup hits' tickets (packet and
+ * entry, in the batch's order, redeemed before 'ticket_first'); for a batch
+ * that decapsulation in one pass recirculates, the flows its packets'
+ * lookups found, by index, for the recirculation's second pass
+ * ('hints_pending' until it begins, 'hints_now' during it). */
 struct iptun_term_batch {
     bool one_lookup_on;         /* Looked up in this batch. */
     bool one_lookup_fill;       /* Filled in this batch. */
-    uint32_t tickets;
-    bool hints_pending;
-    bool hints_now;
+    uint32_t tickets, ticket_first;
+    const struct dp_packet *ticket_packets[NETDEV_MAX_BURST];
+    uint32_t ticket_entries[NETDEV_MAX_BURST];
+    bool hints_pending, hints_now;
     struct dp_netdev_flow *hint_flows[NETDEV_MAX_BURST];
     uint16_t hint_tcp_flags[NETDEV_MAX_BURST];
 };
