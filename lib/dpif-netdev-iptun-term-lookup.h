@@ -81,9 +81,9 @@ iptun_term_ticket_find(const struct iptun_term_batch *batch,
     return t;
 }
 
-/* Redeems the tickets of 'packets', found from index 't' on: clears them,
- * so that the walks of the flows' batches that follow skip them, and
- * moves 'ticket_first' past those cleared. */
+/* Redeems the tickets of 'packets', found from index 't' on, when they are
+ * not in a row: clears them, so that the walks of the flows' batches that
+ * follow skip them. */
 static inline void
 iptun_term_tickets_redeem(struct iptun_term_batch *batch,
                           const struct dp_packet_batch *packets, uint32_t t)
@@ -95,10 +95,6 @@ iptun_term_tickets_redeem(struct iptun_term_batch *batch,
         if (t < batch->tickets) {
             batch->ticket_packets[t++] = NULL;
         }
-    }
-    while (batch->ticket_first < batch->tickets
-           && !batch->ticket_packets[batch->ticket_first]) {
-        batch->ticket_first++;
     }
 }
 
@@ -576,11 +572,13 @@ iptun_term_one_lookup_pop(struct iptun_term_cache *cache,
         /* The tickets from the first not yet redeemed on, in a row: the
          * walk of the next flow's batch begins after them. */
         batch->ticket_first = t;
-        while (t < batch->tickets && !batch->ticket_packets[t]) {
-            batch->ticket_first = ++t;
-        }
     } else {
         iptun_term_tickets_redeem(batch, packets, first);
+    }
+    /* And after those that batches before cleared. */
+    while (batch->ticket_first < batch->tickets
+           && !batch->ticket_packets[batch->ticket_first]) {
+        batch->ticket_first++;
     }
     DP_PACKET_BATCH_FOR_EACH (i, packet, packets) {
         const struct iptun_term_one_lookup_entry *e = entries[i];
@@ -629,10 +627,9 @@ iptun_term_one_lookup_frames(const struct iptun_term_cache *cache,
             && size >= ETH_HEADER_LEN + IP_HEADER_LEN
             && eth->eth_type == htons(ETH_TYPE_IP)
             && iptun_term_ipv4_len(ip, size - ETH_HEADER_LEN)
-            && (!cache->batch.tickets
-                || iptun_term_ticket_find(&cache->batch, packet,
-                                          cache->batch.ticket_first)
-                   == cache->batch.tickets)) {
+            && iptun_term_ticket_find(&cache->batch, packet,
+                                      cache->batch.ticket_first)
+               == cache->batch.tickets) {
             frames[i].data = data;
             frames[i].size = size;
             frames[i].in_port = packet->md.in_port.odp_port;
