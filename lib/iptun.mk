@@ -1,5 +1,5 @@
 # ovs-iptun: files added to libopenvswitch.  Included from lib/automake.mk
-# by patches/0013-*.patch.
+# by patches/0015-*.patch.
 lib_libopenvswitch_la_SOURCES += \
 	lib/dp-packet-gro.c \
 	lib/dp-packet-gro.h \

@@ -29,6 +29,7 @@
 #include <string.h>
 #include "csum.h"
 #include "dp-packet.h"
+#include "netdev-native-tnl.h"
 #include "packets.h"
 
 /* Returns true if the UDP checksum of 'udp' ('len' bytes, behind the IPv4
@@ -86,34 +87,6 @@ iptun_ip_hdr_csum_ok(const struct ip_header *ip)
     return sum == 0xffff;
 }
 
-/* Records the outer IPv4 header 'outer' of a packet being popped in its
- * tunnel metadata 'tnl': addresses, TOS, TTL and the DF bit, as
- * ip_extract_tnl_md() does for the other tunnel types. */
-static inline void
-iptun_tnl_set_ip4(struct flow_tnl *tnl, const struct ip_header *outer)
-{
-    tnl->ip_src = get_16aligned_be32(&outer->ip_src);
-    tnl->ip_dst = get_16aligned_be32(&outer->ip_dst);
-    tnl->ip_tos = outer->ip_tos;
-    tnl->ip_ttl = outer->ip_ttl;
-    if (outer->ip_frag_off & htons(IP_DONT_FRAGMENT)) {
-        tnl->flags |= FLOW_TNL_F_DONT_FRAGMENT;
-    }
-}
-
-/* Records the UDP header 'udp' of a fou or gue packet being popped, whose
- * checksum (if not zero) is right, in its tunnel metadata 'tnl': ports and
- * whether it has a checksum. */
-static inline void
-iptun_tnl_set_udp(struct flow_tnl *tnl, const struct udp_header *udp)
-{
-    if (udp->udp_csum) {
-        tnl->flags |= FLOW_TNL_F_CSUM;
-    }
-    tnl->tp_src = udp->udp_src;
-    tnl->tp_dst = udp->udp_dst;
-}
-
 /* The pop of a packet whose headers the caller has already parsed and
  * checked (the tunnel termination cache's one lookup,
  * dpif-netdev-iptun-term.h): an Ethernet frame with an option-less,
@@ -153,9 +126,9 @@ iptun_pop_known(struct dp_packet *packet, unsigned int hlen)
     struct flow_tnl *tnl = &packet->md.tunnel;
 
     iptun_metadata_init(&packet->md);
-    iptun_tnl_set_ip4(tnl, outer);
+    netdev_tnl_ip_set_md(tnl, outer);
     if (outer->ip_proto == IPPROTO_UDP) {
-        iptun_tnl_set_udp(tnl, (const void *) (outer + 1));
+        netdev_tnl_udp_set_md(tnl, (const void *) (outer + 1));
     }
     packet->packet_type = htonl(PT_IPV4);
     /* iptun_reset_packet() without its shift of the offload flags, which

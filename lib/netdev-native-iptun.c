@@ -144,7 +144,7 @@ iptun_pop_outer4_slow(struct dp_packet *packet, enum iptun_type type,
                      "has a bad checksum", iptun_type_name(type));
         return NULL;
     }
-    iptun_tnl_set_ip4(tnl, outer);
+    netdev_tnl_ip_set_md(tnl, outer);
     *hlen = ETH_HEADER_LEN + ihl_len;
     *l4_len = tot_len - ihl_len;
     dp_packet_set_size(packet, packet->l3_ofs + tot_len);
@@ -256,10 +256,7 @@ iptun_pop_outer6(struct dp_packet *packet, enum iptun_type type,
         return NULL;
     }
 
-    memcpy(&tnl->ipv6_src, &ip6->ip6_src, sizeof tnl->ipv6_src);
-    memcpy(&tnl->ipv6_dst, &ip6->ip6_dst, sizeof tnl->ipv6_dst);
-    tnl->ip_tos = ntohl(get_16aligned_be32(&ip6->ip6_flow)) >> 20;
-    tnl->ip_ttl = ip6->ip6_hlim;
+    netdev_tnl_ipv6_set_md(tnl, ip6);
     *proto = nxt;
     *hlen = ETH_HEADER_LEN + IPV6_HEADER_LEN + ext_len;
     *l4_len = len - IPV6_HEADER_LEN - ext_len;
@@ -303,7 +300,7 @@ iptun_pop_outer(struct dp_packet *packet, enum iptun_type type,
                        && tot_len >= IP_HEADER_LEN && tot_len <= l3_size
                        && (dp_packet_ip_checksum_valid(packet)
                            || iptun_ip_hdr_csum_ok(outer)))) {
-            iptun_tnl_set_ip4(&packet->md.tunnel, outer);
+            netdev_tnl_ip_set_md(&packet->md.tunnel, outer);
             *proto = outer->ip_proto;
             *hlen = ETH_HEADER_LEN + IP_HEADER_LEN;
             *l4_len = tot_len - IP_HEADER_LEN;
@@ -443,7 +440,7 @@ netdev_ipip_build_header(const struct netdev *netdev,
         return EINVAL;
     }
 
-    /* The flow label is set per packet (iptun_set_flow_label()); the IPv4
+    /* The flow label is set per packet (iptun_flow_label()); the IPv4
      * header checksum of the template is left zero, to be computed when the
      * packet goes out (iptun_push_outer()). */
     netdev_tnl_ip_build_header(data, params,
@@ -520,21 +517,16 @@ iptun_hash_fragment(struct dp_packet *packet)
     iptun_hash_fragment__(packet);
 }
 
-/* Over IPv6, the outer flow label of pushed 'packet' carries the inner
- * flow's hash (the packet's RSS hash), for ECMP (as Linux's automatic flow
- * labels do, and fou's source port). */
-static void
-iptun_set_flow_label(struct dp_packet *packet,
-                     const struct ovs_action_push_tnl *data)
+/* The outer flow label, over IPv6, of 'packet' pushed with template 'data':
+ * the inner flow's hash (the packet's RSS hash), for ECMP (as Linux's
+ * automatic flow labels do, and fou's source port). */
+static inline ovs_be32
+iptun_flow_label(const struct dp_packet *packet,
+                 const struct ovs_action_push_tnl *data)
 {
-    if (netdev_tnl_is_header_ipv6(data->header)) {
-        struct ovs_16aligned_ip6_hdr *ip6 = dp_packet_l3(packet);
-        ovs_be32 flow = get_16aligned_be32(&ip6->ip6_flow);
-
-        put_16aligned_be32(&ip6->ip6_flow,
-                           flow | htonl(dp_packet_get_rss_hash(packet)
-                                        & IPV6_LABEL_MASK));
-    }
+    return (netdev_tnl_is_header_ipv6(data->header)
+            ? htonl(dp_packet_get_rss_hash(packet) & IPV6_LABEL_MASK)
+            : 0);
 }
 
 /* Copies the 'n' bytes (at least 16) of the header template 'src' to 'dst'
@@ -557,20 +549,21 @@ iptun_copy_header(void *dst, const void *src, size_t n)
  * '*l4_len': netdev_tnl_push_ip_header()'s work, in one step with what
  * pop_eth would remove from an Ethernet packet (everything before its L3
  * header, VLAN tags included; the translation leaves the pop_eth out,
- * netdev_iptun_push_replaces_eth()), and the template copied inline. */
+ * netdev_iptun_push_replaces_eth()), the template copied inline and the
+ * inner packet's offsets kept. */
 static inline ALWAYS_INLINE void *
 iptun_push_outer(struct dp_packet *packet,
                  const struct ovs_action_push_tnl *data, int *l4_len)
 {
     unsigned int hlen = data->header_len;
+    ovs_be32 label = iptun_flow_label(packet, data);
     unsigned int strip = 0;
-    unsigned int size;
-    char *eth;
     /* The inner L4 header's offset from the inner L3 header. */
     uint16_t inner_l4 = (packet->l3_ofs != UINT16_MAX
                          && packet->l4_ofs != UINT16_MAX
                          ? packet->l4_ofs - packet->l3_ofs : UINT16_MAX);
     bool inner_l3 = packet->l3_ofs != UINT16_MAX;
+    void *l4;
 
     /* As tnl_ol_push(): the inner packet's checksum and TSO flags become
      * the inner ones, to be completed and segmented at the output, by
@@ -593,40 +586,19 @@ iptun_push_outer(struct dp_packet *packet,
             pop_eth(packet);
         }
     }
-    eth = dp_packet_push_uninit(packet, hlen - strip);
-    iptun_copy_header(eth, data->header, hlen);
-    packet->packet_type = htonl(PT_ETH);
-    dp_packet_reset_offsets(packet);
-    packet->l3_ofs = ETH_HEADER_LEN;
-    size = dp_packet_size(packet);
+    iptun_copy_header(dp_packet_push_uninit(packet, hlen - strip),
+                      data->header, hlen);
+    /* Open vSwitch 4.0's IPv4 templates have no header checksum (it would
+     * be that of a zero total length): the output computes it, or has the
+     * NIC compute it. */
+    l4 = netdev_tnl_complete_ip_header(packet, l4_len, label);
     if (inner_l3) {
         packet->inner_l3_ofs = hlen;
         if (inner_l4 != UINT16_MAX) {
             packet->inner_l4_ofs = hlen + inner_l4;
         }
     }
-
-    if (netdev_tnl_is_header_ipv6(data->header)) {
-        struct ovs_16aligned_ip6_hdr *ip6 = netdev_tnl_ipv6_hdr(eth);
-
-        packet->l4_ofs = ETH_HEADER_LEN + IPV6_HEADER_LEN;
-        *l4_len = size - packet->l4_ofs;
-        ip6->ip6_plen = htons(*l4_len);
-        dp_packet_ip_checksum_set_unknown(packet);
-        return ip6 + 1;
-    } else {
-        struct ip_header *ip = netdev_tnl_ip_hdr(eth);
-
-        packet->l4_ofs = ETH_HEADER_LEN + IP_HEADER_LEN;
-        *l4_len = size - packet->l4_ofs;
-        ip->ip_tot_len = htons(size - ETH_HEADER_LEN);
-        /* Open vSwitch 4.0's templates have no IPv4 header checksum (it
-         * would be that of a zero total length): as
-         * netdev_tnl_push_ip_header(), leave it to the output, which
-         * computes it or has the NIC compute it. */
-        dp_packet_ip_checksum_set_partial(packet);
-        return ip + 1;
-    }
+    return l4;
 }
 
 int
@@ -676,7 +648,6 @@ netdev_ipip_push_header(const struct netdev *netdev OVS_UNUSED,
         iptun_hash_fragment(packet);
     }
     iptun_push_outer(packet, data, &l4_len);
-    iptun_set_flow_label(packet, data);
 }
 
 /* Removes the Ethernet and outer IP headers of 'packet', records the outer
@@ -793,7 +764,6 @@ netdev_fou_push_header(const struct netdev *netdev OVS_UNUSED,
     } else {
         dp_packet_l4_checksum_set_good(packet);
     }
-    iptun_set_flow_label(packet, data);
 }
 
 /* Why iptun_pop_udp() did not return a UDP header. */
@@ -852,7 +822,7 @@ iptun_pop_udp(struct dp_packet *packet, enum iptun_type type,
             return NULL;
         }
     }
-    iptun_tnl_set_udp(&packet->md.tunnel, udp);
+    netdev_tnl_udp_set_md(&packet->md.tunnel, udp);
     *hlen += UDP_HEADER_LEN;
     *udp_len = len;
     return udp;
