@@ -30,7 +30,10 @@
  * their flows' batches run in the order that the recirculation would give
  * them, at recirculation depth 1, with its counters; otherwise the popped
  * packets are recirculated.  Outputs, their order, flow statistics and
- * counters are those of two passes.
+ * counters are those of two passes.  The steps run in
+ * dp_netdev_iptun_one_pass_execute() (dpif-netdev-iptun-one-pass.c, patch
+ * "dpif-netdev: Tunnel termination cache..."), the one hook of
+ * dp_netdev_input__() for it.
  *
  * One lookup for both passes: the usual packet, IPv4 ipip, fou or gue
  * carrying IPv4 TCP or UDP, is looked up in the first pass in a third

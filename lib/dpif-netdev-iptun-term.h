@@ -50,8 +50,8 @@
  *
  * Two steps build on those tables, described in
  * dpif-netdev-iptun-term-lookup.h: decapsulation in one pass (the popped
- * packets looked up without a recirculation) and the one lookup (a third
- * table for both passes at once).
+ * packets looked up without a recirculation, dpif-netdev-iptun-one-pass.c)
+ * and the one lookup (a third table for both passes at once).
  *
  * other_config:iptun-term-cache, -one-pass and -one-lookup turn it and
  * those steps off; its counters are in the README's "Statistics".
